@@ -1,0 +1,28 @@
+package model
+
+import "time"
+
+// Organization is a tenant. Every other resource belongs to exactly one.
+type Organization struct {
+	ID               string
+	Name             string
+	ConcurrencyLimit int
+	// WebhookSecret is the sealed (encrypted) HMAC signing secret for
+	// outgoing webhooks; empty when the organization has none.
+	WebhookSecret []byte
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+}
+
+// APIKey authenticates requests for one organization. Only a hash of the
+// secret is stored; Prefix is a short, non-secret part kept for display.
+type APIKey struct {
+	ID         string
+	OrgID      string
+	Name       string
+	Prefix     string
+	Hash       []byte
+	CreatedAt  time.Time
+	RevokedAt  *time.Time
+	LastUsedAt *time.Time
+}

@@ -1,0 +1,100 @@
+package model
+
+import "time"
+
+// Folder groups agents. Deleting one leaves its agents uncategorized.
+type Folder struct {
+	ID        string
+	OrgID     string
+	Name      string
+	Color     *string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// SIP trunk transports.
+const (
+	TransportUDP      = "udp"
+	TransportTCP      = "tcp"
+	TransportTLS      = "tls"
+	TransportLoopback = "loopback"
+)
+
+// SIPTrunk is a carrier or PBX connection. Password and InboundPassword are
+// sealed (encrypted at rest) and never returned by the API.
+type SIPTrunk struct {
+	ID                  string
+	OrgID               string
+	FriendlyName        string
+	Host                *string
+	Port                *int
+	Transport           string
+	Username            *string
+	Password            []byte
+	InboundUsername     *string
+	InboundPassword     []byte
+	InboundAllowedCIDRs []string
+	CreatedAt           time.Time
+	UpdatedAt           time.Time
+}
+
+// PhoneNumber is a number the organization owns; AgentID assigns it.
+type PhoneNumber struct {
+	ID         string
+	OrgID      string
+	E164       string
+	SIPTrunkID *string
+	AgentID    *string
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
+// CustomTool is a webhook-backed function an agent can call during a call.
+type CustomTool struct {
+	ID                 string
+	OrgID              string
+	AgentID            string
+	Name               string
+	Description        *string
+	WebhookURL         string
+	Enabled            bool
+	Schema             map[string]any
+	Headers            []KeyValue
+	QueryParams        []KeyValue
+	SendRawRequestBody bool
+	TimeoutSeconds     *int
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
+}
+
+// KeyValue is one header or query parameter of a custom tool.
+type KeyValue struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// MessagingConnection is a Twilio-compatible SMS account. AuthToken is sealed.
+type MessagingConnection struct {
+	ID                  string
+	OrgID               string
+	Name                *string
+	Provider            string
+	BaseURL             string
+	AccountSID          string
+	AuthToken           []byte
+	FromNumber          *string
+	MessagingServiceSID *string
+	CreatedAt           time.Time
+	UpdatedAt           time.Time
+}
+
+// KnowledgeBase is a named collection of sources agents can retrieve from.
+type KnowledgeBase struct {
+	ID          string
+	OrgID       string
+	Name        string
+	Description *string
+	SourceCount int
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}

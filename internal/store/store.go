@@ -1,0 +1,142 @@
+// Package store defines how Parley persists its resources: one Store with
+// managed transactions (Update for writes, View for reads, in the manner of
+// bbolt), a Tx with every query, and the sentinel errors the rest of the
+// program maps to answers. Implementations live in sqlite/ and postgres/ and
+// must both pass storetest. Every query takes the organization id: nothing
+// crosses tenants.
+package store
+
+import (
+	"context"
+
+	"github.com/parley-voice/parley/internal/model"
+)
+
+// Store is a database holding every organization's resources.
+type Store interface {
+	// Update runs fn in a read-write transaction, committed when fn returns
+	// nil and rolled back otherwise.
+	Update(ctx context.Context, fn func(Tx) error) error
+	// View runs fn in a read-only transaction.
+	View(ctx context.Context, fn func(Tx) error) error
+	// Engine names the database engine ("sqlite" or "postgres").
+	Engine() string
+	// Ping checks the database answers.
+	Ping(ctx context.Context) error
+	Close() error
+}
+
+// Tx is every query Parley makes, run inside one transaction.
+type Tx interface {
+	Orgs
+	APIKeys
+	Agents
+	CustomTools
+	Folders
+	SIPTrunks
+	PhoneNumbers
+	MessagingConnections
+	KnowledgeBases
+}
+
+// Orgs persists organizations.
+type Orgs interface {
+	CreateOrg(ctx context.Context, o *model.Organization) error
+	GetOrg(ctx context.Context, id string) (model.Organization, error)
+	// GetOrgByName finds an organization by its exact name (used by the CLI).
+	GetOrgByName(ctx context.Context, name string) (model.Organization, error)
+	UpdateOrg(ctx context.Context, o *model.Organization) error
+	CountOrgs(ctx context.Context) (int, error)
+}
+
+// APIKeys persists API keys, found only by the hash of their secret.
+type APIKeys interface {
+	CreateAPIKey(ctx context.Context, k *model.APIKey) error
+	GetAPIKeyByHash(ctx context.Context, hash []byte) (model.APIKey, error)
+	ListAPIKeys(ctx context.Context, orgID string) ([]model.APIKey, error)
+	RevokeAPIKey(ctx context.Context, orgID, id string) error
+	CountAPIKeys(ctx context.Context) (int, error)
+}
+
+// Agents persists agents and their knowledge-base assignments.
+type Agents interface {
+	CreateAgent(ctx context.Context, a *model.Agent) error
+	GetAgent(ctx context.Context, orgID, id string) (model.Agent, error)
+	// GetAgents returns the agents among ids that exist in the organization,
+	// in no particular order.
+	GetAgents(ctx context.Context, orgID string, ids []string) ([]model.Agent, error)
+	ListAgents(ctx context.Context, orgID string, f AgentFilter) ([]model.Agent, int, error)
+	UpdateAgent(ctx context.Context, a *model.Agent) error
+	DeleteAgent(ctx context.Context, orgID, id string) error
+	// SetAgentKnowledgeBases replaces the agent's assignments with kbIDs.
+	SetAgentKnowledgeBases(ctx context.Context, orgID, agentID string, kbIDs []string) error
+	// AgentKnowledgeBases returns, per agent id, its assigned knowledge bases
+	// ordered by name then id.
+	AgentKnowledgeBases(ctx context.Context, orgID string, agentIDs []string) (map[string][]model.KnowledgeBaseRef, error)
+}
+
+// CustomTools persists agents' custom tools.
+type CustomTools interface {
+	CreateCustomTool(ctx context.Context, t *model.CustomTool) error
+	GetCustomTool(ctx context.Context, orgID, agentID, id string) (model.CustomTool, error)
+	// ListCustomTools returns, per agent id, its tools in creation order.
+	ListCustomTools(ctx context.Context, orgID string, agentIDs []string) (map[string][]model.CustomTool, error)
+	UpdateCustomTool(ctx context.Context, t *model.CustomTool) error
+	DeleteCustomTool(ctx context.Context, orgID, agentID, id string) error
+}
+
+// Folders persists folders. Deleting one leaves its agents without a folder.
+type Folders interface {
+	CreateFolder(ctx context.Context, f *model.Folder) error
+	GetFolder(ctx context.Context, orgID, id string) (model.Folder, error)
+	GetFolders(ctx context.Context, orgID string, ids []string) ([]model.Folder, error)
+	ListFolders(ctx context.Context, orgID string, p Page) ([]model.Folder, int, error)
+	UpdateFolder(ctx context.Context, f *model.Folder) error
+	DeleteFolder(ctx context.Context, orgID, id string) error
+}
+
+// SIPTrunks persists SIP trunks. Deleting one unassigns it from agents and
+// phone numbers.
+type SIPTrunks interface {
+	CreateSIPTrunk(ctx context.Context, t *model.SIPTrunk) error
+	GetSIPTrunk(ctx context.Context, orgID, id string) (model.SIPTrunk, error)
+	GetSIPTrunks(ctx context.Context, orgID string, ids []string) ([]model.SIPTrunk, error)
+	ListSIPTrunks(ctx context.Context, orgID string, p Page) ([]model.SIPTrunk, int, error)
+	UpdateSIPTrunk(ctx context.Context, t *model.SIPTrunk) error
+	DeleteSIPTrunk(ctx context.Context, orgID, id string) error
+}
+
+// PhoneNumbers persists phone numbers. An E.164 number exists once in the
+// whole deployment (inbound routing needs it unambiguous): creating it twice
+// is ErrConflict.
+type PhoneNumbers interface {
+	CreatePhoneNumber(ctx context.Context, n *model.PhoneNumber) error
+	GetPhoneNumber(ctx context.Context, orgID, id string) (model.PhoneNumber, error)
+	// GetPhoneNumberByE164 looks a number up across organizations; it is for
+	// routing inbound calls, never for answering an API request.
+	GetPhoneNumberByE164(ctx context.Context, e164 string) (model.PhoneNumber, error)
+	ListPhoneNumbers(ctx context.Context, orgID string, f PhoneNumberFilter) ([]model.PhoneNumber, int, error)
+	// AgentPhoneNumbers returns, per agent id, its numbers ordered by e164.
+	AgentPhoneNumbers(ctx context.Context, orgID string, agentIDs []string) (map[string][]model.PhoneNumber, error)
+	UpdatePhoneNumber(ctx context.Context, n *model.PhoneNumber) error
+	DeletePhoneNumber(ctx context.Context, orgID, id string) error
+}
+
+// MessagingConnections persists SMS accounts. Deleting one unassigns it from
+// agents.
+type MessagingConnections interface {
+	CreateMessagingConnection(ctx context.Context, c *model.MessagingConnection) error
+	GetMessagingConnection(ctx context.Context, orgID, id string) (model.MessagingConnection, error)
+	ListMessagingConnections(ctx context.Context, orgID string, p Page) ([]model.MessagingConnection, int, error)
+	DeleteMessagingConnection(ctx context.Context, orgID, id string) error
+}
+
+// KnowledgeBases persists knowledge bases. Deleting one unlinks its agents.
+type KnowledgeBases interface {
+	CreateKnowledgeBase(ctx context.Context, kb *model.KnowledgeBase) error
+	GetKnowledgeBase(ctx context.Context, orgID, id string) (model.KnowledgeBase, error)
+	GetKnowledgeBases(ctx context.Context, orgID string, ids []string) ([]model.KnowledgeBase, error)
+	ListKnowledgeBases(ctx context.Context, orgID string, p Page) ([]model.KnowledgeBase, int, error)
+	UpdateKnowledgeBase(ctx context.Context, kb *model.KnowledgeBase) error
+	DeleteKnowledgeBase(ctx context.Context, orgID, id string) error
+}
