@@ -81,3 +81,11 @@ func Join(prefix, name string) string {
 func Index(prefix string, i int) string {
 	return fmt.Sprintf("%s[%d]", prefix, i)
 }
+
+// Conflict is a request that contradicts the current state (409). Its
+// Message is safe to show the caller.
+type Conflict struct {
+	Message string
+}
+
+func (c *Conflict) Error() string { return c.Message }

@@ -1,0 +1,109 @@
+// Package knowledge owns knowledge bases, the collections of sources agents
+// retrieve from. Deleting a base unlinks the agents it was assigned to.
+package knowledge
+
+import (
+	"context"
+
+	"github.com/parley-voice/parley/internal/invalid"
+	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/opt"
+	"github.com/parley-voice/parley/internal/store"
+)
+
+// Limits.
+const (
+	MaxNameLen        = 128
+	MaxDescriptionLen = 2000
+)
+
+// Input is a knowledge base create or partial-update request.
+type Input struct {
+	Name        opt.Field[string] `json:"name"`
+	Description opt.Field[string] `json:"description"`
+}
+
+func (in *Input) check(creating bool) error {
+	var l invalid.List
+	switch {
+	case in.Name.Null:
+		l.Add("name", "must not be null")
+	case creating && !in.Name.Set:
+		l.Add("name", "is required")
+	case in.Name.Present() && in.Name.V == "":
+		l.Add("name", "must not be empty")
+	case in.Name.Present() && invalid.Len(in.Name.V) > MaxNameLen:
+		l.Add("name", "must be at most %d characters", MaxNameLen)
+	}
+	if in.Description.Present() && invalid.Len(in.Description.V) > MaxDescriptionLen {
+		l.Add("description", "must be at most %d characters", MaxDescriptionLen)
+	}
+	return l.Err()
+}
+
+func (in *Input) apply(kb *model.KnowledgeBase) {
+	if in.Name.Present() {
+		kb.Name = in.Name.V
+	}
+	if in.Description.Set {
+		kb.Description = in.Description.Ptr()
+	}
+}
+
+// Service persists knowledge bases.
+type Service struct {
+	Store store.Store
+}
+
+// Create stores a new knowledge base.
+func (s *Service) Create(ctx context.Context, orgID string, in Input) (model.KnowledgeBase, error) {
+	if err := in.check(true); err != nil {
+		return model.KnowledgeBase{}, err
+	}
+	now := model.Now()
+	kb := model.KnowledgeBase{ID: model.NewID(), OrgID: orgID, CreatedAt: now, UpdatedAt: now}
+	in.apply(&kb)
+	err := s.Store.Update(ctx, func(tx store.Tx) error { return tx.CreateKnowledgeBase(ctx, &kb) })
+	return kb, err
+}
+
+// Get returns one knowledge base.
+func (s *Service) Get(ctx context.Context, orgID, id string) (model.KnowledgeBase, error) {
+	var kb model.KnowledgeBase
+	err := s.Store.View(ctx, func(tx store.Tx) (err error) {
+		kb, err = tx.GetKnowledgeBase(ctx, orgID, id)
+		return err
+	})
+	return kb, err
+}
+
+// List returns a page of knowledge bases and their total count.
+func (s *Service) List(ctx context.Context, orgID string, p store.Page) (list []model.KnowledgeBase, total int, err error) {
+	err = s.Store.View(ctx, func(tx store.Tx) error {
+		list, total, err = tx.ListKnowledgeBases(ctx, orgID, p)
+		return err
+	})
+	return list, total, err
+}
+
+// Update applies a partial update.
+func (s *Service) Update(ctx context.Context, orgID, id string, in Input) (model.KnowledgeBase, error) {
+	if err := in.check(false); err != nil {
+		return model.KnowledgeBase{}, err
+	}
+	var kb model.KnowledgeBase
+	err := s.Store.Update(ctx, func(tx store.Tx) (err error) {
+		if kb, err = tx.GetKnowledgeBase(ctx, orgID, id); err != nil {
+			return err
+		}
+		in.apply(&kb)
+		kb.UpdatedAt = model.Now()
+		return tx.UpdateKnowledgeBase(ctx, &kb)
+	})
+	return kb, err
+}
+
+// Delete removes a knowledge base and unlinks it from agents.
+func (s *Service) Delete(ctx context.Context, orgID, id string) error {
+	return s.Store.Update(ctx, func(tx store.Tx) error { return tx.DeleteKnowledgeBase(ctx, orgID, id) })
+}
