@@ -2,6 +2,8 @@ package agent
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"regexp"
 	"slices"
 
@@ -181,9 +183,27 @@ func (s *Service) CreateTool(ctx context.Context, orgID, agentID string, in Tool
 		if _, err := tx.GetAgent(ctx, orgID, agentID); err != nil {
 			return err
 		}
-		return tx.CreateCustomTool(ctx, &t)
+		return nameTaken(t.Name, tx.CreateCustomTool(ctx, &t))
 	})
 	return t, err
+}
+
+// Tool returns one of an agent's custom tools.
+func (s *Service) Tool(ctx context.Context, orgID, agentID, id string) (model.CustomTool, error) {
+	var t model.CustomTool
+	err := s.Store.View(ctx, func(tx store.Tx) (err error) {
+		t, err = tx.GetCustomTool(ctx, orgID, agentID, id)
+		return err
+	})
+	return t, err
+}
+
+// nameTaken turns the store's uniqueness conflict into one the caller can read.
+func nameTaken(name string, err error) error {
+	if errors.Is(err, store.ErrConflict) {
+		return &invalid.Conflict{Message: fmt.Sprintf("the agent already has a custom tool named %q", name)}
+	}
+	return err
 }
 
 // UpdateTool applies a partial update to a custom tool.
@@ -201,7 +221,7 @@ func (s *Service) UpdateTool(ctx context.Context, orgID, agentID, id string, in 
 		}
 		applyTool(&t, &in)
 		t.UpdatedAt = model.Now()
-		return tx.UpdateCustomTool(ctx, &t)
+		return nameTaken(t.Name, tx.UpdateCustomTool(ctx, &t))
 	})
 	return t, err
 }

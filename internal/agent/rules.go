@@ -2,6 +2,7 @@ package agent
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/parley-voice/parley/internal/invalid"
 	"github.com/parley-voice/parley/internal/model"
@@ -161,7 +162,7 @@ func uuidField(l *invalid.List, name, v string, present, mustBeUUID bool) {
 
 func enum(l *invalid.List, name, v string, present bool, allowed []string) {
 	if present && !slices.Contains(allowed, v) {
-		l.Add(name, "must be one of %s", quoteJoin(allowed))
+		l.Add(name, "must be one of %s", strings.Join(allowed, ", "))
 	}
 }
 
@@ -193,15 +194,4 @@ func httpURL(l *invalid.List, name, v string, present bool) {
 	if present && !invalid.IsHTTPURL(v) {
 		l.Add(name, "must be an absolute http or https URL")
 	}
-}
-
-func quoteJoin(values []string) string {
-	out := ""
-	for i, v := range values {
-		if i > 0 {
-			out += ", "
-		}
-		out += v
-	}
-	return out
 }

@@ -1,0 +1,66 @@
+package api
+
+import (
+	"sync"
+	"time"
+)
+
+// rateLimiter is a token bucket per API key: rate requests a second on
+// average, bursts up to burst. Buckets idle long enough to be full again are
+// dropped, so memory follows the active keys.
+type rateLimiter struct {
+	rate  float64
+	burst float64
+
+	mu      sync.Mutex
+	buckets map[string]*bucket
+	swept   time.Time
+}
+
+type bucket struct {
+	tokens float64
+	last   time.Time
+}
+
+// newRateLimiter returns a limiter; rate <= 0 disables limiting.
+func newRateLimiter(rate float64, burst int) *rateLimiter {
+	if burst < 1 {
+		burst = 1
+	}
+	return &rateLimiter{rate: rate, burst: float64(burst), buckets: map[string]*bucket{}}
+}
+
+// allow takes a token from key's bucket, or says how long until one is there.
+func (l *rateLimiter) allow(key string, now time.Time) (time.Duration, bool) {
+	if l.rate <= 0 {
+		return 0, true
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.sweep(now)
+	b, ok := l.buckets[key]
+	if !ok {
+		b = &bucket{tokens: l.burst, last: now}
+		l.buckets[key] = b
+	}
+	b.tokens = min(l.burst, b.tokens+now.Sub(b.last).Seconds()*l.rate)
+	b.last = now
+	if b.tokens >= 1 {
+		b.tokens--
+		return 0, true
+	}
+	return time.Duration((1 - b.tokens) / l.rate * float64(time.Second)), false
+}
+
+func (l *rateLimiter) sweep(now time.Time) {
+	full := time.Duration(l.burst / l.rate * float64(time.Second))
+	if now.Sub(l.swept) < full {
+		return
+	}
+	l.swept = now
+	for k, b := range l.buckets {
+		if now.Sub(b.last) >= full {
+			delete(l.buckets, k)
+		}
+	}
+}

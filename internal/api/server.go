@@ -1,0 +1,135 @@
+package api
+
+import (
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/parley-voice/parley/internal/agent"
+	"github.com/parley-voice/parley/internal/folder"
+	"github.com/parley-voice/parley/internal/knowledge"
+	"github.com/parley-voice/parley/internal/org"
+	"github.com/parley-voice/parley/internal/phonenumber"
+	"github.com/parley-voice/parley/internal/siptrunk"
+	"github.com/parley-voice/parley/internal/sms"
+	"github.com/parley-voice/parley/internal/store"
+)
+
+// Services are the domain services the API answers from.
+type Services struct {
+	Orgs                 *org.Service
+	Agents               *agent.Service
+	Folders              *folder.Service
+	SIPTrunks            *siptrunk.Service
+	PhoneNumbers         *phonenumber.Service
+	MessagingConnections *sms.Connections
+	KnowledgeBases       *knowledge.Service
+}
+
+// Config is how the API is set up.
+type Config struct {
+	Services
+	// Store is pinged by /healthz.
+	Store store.Store
+	// OpenAPI is the contract document served at /v1/openapi.yaml.
+	OpenAPI []byte
+	Logger  *slog.Logger
+	// Registry receives the HTTP metrics and is served at /metrics.
+	Registry *prometheus.Registry
+	// RateLimit is the requests per second allowed per API key on average
+	// (0 disables limiting); RateBurst the bucket size.
+	RateLimit float64
+	RateBurst int
+}
+
+// Server is the HTTP interface.
+type Server struct {
+	Services
+	store   store.Store
+	openapi []byte
+	log     *slog.Logger
+	reg     *prometheus.Registry
+	metrics *httpMetrics
+	limiter *rateLimiter
+	mux     *http.ServeMux
+	orgs    *org.Service
+}
+
+// New builds the server and its route table.
+func New(c Config) *Server {
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.Registry == nil {
+		c.Registry = prometheus.NewRegistry()
+	}
+	s := &Server{
+		Services: c.Services, store: c.Store, openapi: c.OpenAPI, log: c.Logger, reg: c.Registry,
+		metrics: newHTTPMetrics(c.Registry), limiter: newRateLimiter(c.RateLimit, c.RateBurst),
+		mux: http.NewServeMux(), orgs: c.Orgs,
+	}
+	for _, rt := range s.routes() {
+		var h http.Handler = rt.handler
+		if !rt.public {
+			limit := int64(maxBody)
+			if rt.bodyLimit > 0 {
+				limit = rt.bodyLimit
+			}
+			h = s.authenticate(limit, h)
+		}
+		s.mux.Handle(rt.pattern, s.observe(rt.pattern, h))
+	}
+	return s
+}
+
+// ServeHTTP answers a request, in the house shape also when no route
+// matches (404) or the route exists for other methods (405).
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.withRequestID(http.HandlerFunc(s.dispatch)).ServeHTTP(w, r)
+}
+
+func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
+	h, pattern := s.mux.Handler(r)
+	if pattern != "" {
+		s.mux.ServeHTTP(w, r)
+		return
+	}
+	// Let the mux decide between 404, 405 and a redirect, then answer in our shape.
+	probe := httptest.NewRecorder()
+	h.ServeHTTP(probe, r)
+	s.observe("unmatched", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch probe.Code {
+		case http.StatusMethodNotAllowed:
+			w.Header().Set("Allow", probe.Header().Get("Allow"))
+			writeProblem(w, http.StatusMethodNotAllowed, codeMethodNotAllowed,
+				r.Method+" is not allowed here; allowed: "+strings.ReplaceAll(probe.Header().Get("Allow"), ",", ", "), nil)
+		case http.StatusMovedPermanently, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+			w.Header().Set("Location", probe.Header().Get("Location"))
+			w.WriteHeader(probe.Code)
+		default:
+			writeProblem(w, http.StatusNotFound, codeNotFound, messageRouteNotFound, nil)
+		}
+	})).ServeHTTP(w, r)
+}
+
+func (s *Server) health(w http.ResponseWriter, r *http.Request) {
+	if err := s.store.Ping(r.Context()); err != nil {
+		logger(r).ErrorContext(r.Context(), "health check: database does not answer", "err", err)
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/yaml")
+	w.Write(s.openapi)
+}
+
+func (s *Server) serveMetrics() http.Handler {
+	return promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{Registry: s.reg})
+}
