@@ -1,0 +1,86 @@
+package postgres
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/parley-voice/parley/internal/store"
+	"github.com/parley-voice/parley/internal/store/sqlstore"
+)
+
+// dialect is PostgreSQL's part of the shared queries.
+type dialect struct {
+	rebound *sync.Map // query with ? -> query with $n
+}
+
+var _ sqlstore.Dialect = dialect{}
+
+func (dialect) Engine() string { return "postgres" }
+
+// Rebind numbers the ? placeholders $1, $2, ... outside quoted text. Queries
+// are constants, so each is rewritten once.
+func (d dialect) Rebind(query string) string {
+	if q, ok := d.rebound.Load(query); ok {
+		return q.(string)
+	}
+	q := rebind(query)
+	d.rebound.Store(query, q)
+	return q
+}
+
+func rebind(query string) string {
+	var b strings.Builder
+	b.Grow(len(query) + 16)
+	n := 0
+	var quote rune // the quote character we are inside, or 0
+	for _, r := range query {
+		switch {
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			}
+		case r == '\'' || r == '"':
+			quote = r
+		case r == '?':
+			n++
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// Time writes a time.Time; timestamptz keeps microseconds, and the value is
+// already cut to milliseconds.
+func (dialect) Time(t time.Time) any { return t }
+
+// ByteOrder uses the "C" collation, which compares bytes.
+func (dialect) ByteOrder(expr string) string { return expr + ` COLLATE "C"` }
+
+// PostgreSQL error codes that name a store sentinel.
+const (
+	uniqueViolation           = "23505"
+	foreignKeyViolation       = "23503"
+	invalidTextRepresentation = "22P02" // e.g. an id that is not a UUID
+)
+
+func (dialect) Sentinel(err error) error {
+	var e *pgconn.PgError
+	if !errors.As(err, &e) {
+		return nil
+	}
+	switch e.Code {
+	case uniqueViolation:
+		return store.ErrConflict
+	case foreignKeyViolation, invalidTextRepresentation:
+		return store.ErrNotFound
+	}
+	return nil
+}

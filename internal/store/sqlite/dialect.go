@@ -1,0 +1,42 @@
+package sqlite
+
+import (
+	"errors"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/parley-voice/parley/internal/store"
+	"github.com/parley-voice/parley/internal/store/sqlstore"
+)
+
+// dialect is SQLite's part of the shared queries.
+type dialect struct{}
+
+var _ sqlstore.Dialect = dialect{}
+
+func (dialect) Engine() string { return "sqlite" }
+
+// Rebind keeps ?: SQLite's own placeholder.
+func (dialect) Rebind(query string) string { return query }
+
+// Time writes the fixed-width text form, which sorts as time does.
+func (dialect) Time(t time.Time) any { return sqlstore.FormatTime(t) }
+
+// ByteOrder is a no-op: SQLite's default collation is already byte order.
+func (dialect) ByteOrder(expr string) string { return expr }
+
+func (dialect) Sentinel(err error) error {
+	var e *sqlite.Error
+	if !errors.As(err, &e) {
+		return nil
+	}
+	switch e.Code() {
+	case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+		return store.ErrConflict
+	case sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY:
+		return store.ErrNotFound
+	}
+	return nil
+}

@@ -1,0 +1,20 @@
+package sqlstore
+
+import "time"
+
+// Dialect is what differs between database engines. Queries are written with
+// ? placeholders and rebound by the dialect before they run.
+type Dialect interface {
+	// Engine names the engine: "sqlite" or "postgres".
+	Engine() string
+	// Rebind rewrites a query's ? placeholders into the engine's style.
+	Rebind(query string) string
+	// Time is how t, already UTC with millisecond precision, is written.
+	Time(t time.Time) any
+	// ByteOrder makes a text expression sort by bytes, so both engines order
+	// names and ids alike whatever the database's locale.
+	ByteOrder(expr string) string
+	// Sentinel names the store sentinel a driver error stands for
+	// (store.ErrConflict, store.ErrNotFound), or nil when it stands for none.
+	Sentinel(err error) error
+}

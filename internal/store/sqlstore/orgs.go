@@ -1,0 +1,56 @@
+package sqlstore
+
+import (
+	"context"
+
+	"github.com/parley-voice/parley/internal/model"
+)
+
+const orgColumns = "id, name, concurrency_limit, webhook_secret, created_at, updated_at"
+
+func scanOrg(r rowScanner) (model.Organization, error) {
+	var o model.Organization
+	err := r.Scan(&o.ID, &o.Name, &o.ConcurrencyLimit, &o.WebhookSecret,
+		timeDest{&o.CreatedAt}, timeDest{&o.UpdatedAt})
+	return o, err
+}
+
+func (t *tx) CreateOrg(ctx context.Context, o *model.Organization) error {
+	if o.ID == "" {
+		o.ID = model.NewID()
+	}
+	o.CreatedAt, o.UpdatedAt = stamp(o.CreatedAt), stamp(o.UpdatedAt)
+	_, err := t.exec(ctx, `INSERT INTO organizations (`+orgColumns+`) VALUES (?, ?, ?, ?, ?, ?)`,
+		o.ID, o.Name, o.ConcurrencyLimit, secret(o.WebhookSecret), t.time(o.CreatedAt), t.time(o.UpdatedAt))
+	if err != nil {
+		return t.fail(err, "create organization %q", o.Name)
+	}
+	return nil
+}
+
+func (t *tx) GetOrg(ctx context.Context, id string) (model.Organization, error) {
+	if !uuids(id) {
+		return model.Organization{}, notFound("get organization %s", id)
+	}
+	return get(ctx, t, scanOrg, "get organization "+id,
+		`SELECT `+orgColumns+` FROM organizations WHERE id = ?`, id)
+}
+
+func (t *tx) GetOrgByName(ctx context.Context, name string) (model.Organization, error) {
+	return get(ctx, t, scanOrg, "get organization named "+name,
+		`SELECT `+orgColumns+` FROM organizations WHERE name = ?`, name)
+}
+
+func (t *tx) UpdateOrg(ctx context.Context, o *model.Organization) error {
+	if !uuids(o.ID) {
+		return notFound("update organization %s", o.ID)
+	}
+	o.UpdatedAt = stamp(o.UpdatedAt)
+	return t.change(ctx, "update organization "+o.ID,
+		`UPDATE organizations SET name = ?, concurrency_limit = ?, webhook_secret = ?, updated_at = ? WHERE id = ?`,
+		o.Name, o.ConcurrencyLimit, secret(o.WebhookSecret), t.time(o.UpdatedAt), o.ID)
+}
+
+func (t *tx) CountOrgs(ctx context.Context) (int, error) {
+	return t.count(ctx, "count organizations", `SELECT count(*) FROM organizations`)
+}

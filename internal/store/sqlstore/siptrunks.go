@@ -1,0 +1,101 @@
+package sqlstore
+
+import (
+	"context"
+
+	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/store"
+)
+
+const sipTrunkColumns = "id, org_id, friendly_name, host, port, transport, username, password, " +
+	"inbound_username, inbound_password, inbound_allowed_cidrs, created_at, updated_at"
+
+func scanSIPTrunk(r rowScanner) (model.SIPTrunk, error) {
+	var s model.SIPTrunk
+	err := r.Scan(&s.ID, &s.OrgID, &s.FriendlyName, &s.Host, &s.Port, &s.Transport, &s.Username, &s.Password,
+		&s.InboundUsername, &s.InboundPassword, documentDest{&s.InboundAllowedCIDRs},
+		timeDest{&s.CreatedAt}, timeDest{&s.UpdatedAt})
+	return s, err
+}
+
+func (t *tx) CreateSIPTrunk(ctx context.Context, s *model.SIPTrunk) error {
+	if s.ID == "" {
+		s.ID = model.NewID()
+	}
+	s.CreatedAt, s.UpdatedAt = stamp(s.CreatedAt), stamp(s.UpdatedAt)
+	cidrs, err := document(s.InboundAllowedCIDRs)
+	if err != nil {
+		return t.fail(err, "create sip trunk %s", s.ID)
+	}
+	_, err = t.exec(ctx, `INSERT INTO sip_trunks (`+sipTrunkColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		s.ID, s.OrgID, s.FriendlyName, s.Host, s.Port, s.Transport, s.Username, secret(s.Password),
+		s.InboundUsername, secret(s.InboundPassword), cidrs, t.time(s.CreatedAt), t.time(s.UpdatedAt))
+	if err != nil {
+		return t.fail(err, "create sip trunk %s", s.ID)
+	}
+	return nil
+}
+
+func (t *tx) GetSIPTrunk(ctx context.Context, orgID, id string) (model.SIPTrunk, error) {
+	if !uuids(orgID, id) {
+		return model.SIPTrunk{}, notFound("get sip trunk %s", id)
+	}
+	return get(ctx, t, scanSIPTrunk, "get sip trunk "+id,
+		`SELECT `+sipTrunkColumns+` FROM sip_trunks WHERE org_id = ? AND id = ?`, orgID, id)
+}
+
+func (t *tx) GetSIPTrunks(ctx context.Context, orgID string, ids []string) ([]model.SIPTrunk, error) {
+	out := []model.SIPTrunk{}
+	if !uuids(orgID) {
+		return out, nil
+	}
+	err := uuidBatches(ids, func(batch []any, marks string) error {
+		found, err := all(ctx, t, scanSIPTrunk, "get sip trunks",
+			`SELECT `+sipTrunkColumns+` FROM sip_trunks WHERE org_id = ? AND id IN (`+marks+`)`,
+			append([]any{orgID}, batch...)...)
+		out = append(out, found...)
+		return err
+	})
+	return out, err
+}
+
+func (t *tx) ListSIPTrunks(ctx context.Context, orgID string, p store.Page) ([]model.SIPTrunk, int, error) {
+	if !uuids(orgID) {
+		return []model.SIPTrunk{}, 0, nil
+	}
+	return list(ctx, t, listing{
+		columns: sipTrunkColumns,
+		from:    "sip_trunks",
+		where:   "org_id = ?",
+		args:    []any{orgID},
+		order:   newestFirst(p),
+		page:    p,
+	}, scanSIPTrunk, "list sip trunks")
+}
+
+func (t *tx) UpdateSIPTrunk(ctx context.Context, s *model.SIPTrunk) error {
+	if !uuids(s.OrgID, s.ID) {
+		return notFound("update sip trunk %s", s.ID)
+	}
+	s.UpdatedAt = stamp(s.UpdatedAt)
+	cidrs, err := document(s.InboundAllowedCIDRs)
+	if err != nil {
+		return t.fail(err, "update sip trunk %s", s.ID)
+	}
+	return t.change(ctx, "update sip trunk "+s.ID,
+		`UPDATE sip_trunks SET friendly_name = ?, host = ?, port = ?, transport = ?, username = ?, password = ?,
+			inbound_username = ?, inbound_password = ?, inbound_allowed_cidrs = ?, updated_at = ?
+		WHERE org_id = ? AND id = ?`,
+		s.FriendlyName, s.Host, s.Port, s.Transport, s.Username, secret(s.Password),
+		s.InboundUsername, secret(s.InboundPassword), cidrs, t.time(s.UpdatedAt), s.OrgID, s.ID)
+}
+
+// DeleteSIPTrunk deletes the trunk; the schema unassigns it from agents and
+// phone numbers.
+func (t *tx) DeleteSIPTrunk(ctx context.Context, orgID, id string) error {
+	if !uuids(orgID, id) {
+		return notFound("delete sip trunk %s", id)
+	}
+	return t.change(ctx, "delete sip trunk "+id,
+		`DELETE FROM sip_trunks WHERE org_id = ? AND id = ?`, orgID, id)
+}

@@ -1,0 +1,118 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/parley-voice/parley/internal/store"
+)
+
+// Config is what an engine hands to New.
+type Config struct {
+	Dialect Dialect
+	// Writer runs Update. On SQLite it holds one connection, so writers queue
+	// in Go rather than fail with SQLITE_BUSY.
+	Writer *sql.DB
+	// Reader runs View; nil means Writer.
+	Reader *sql.DB
+	// Migrate applies the engine's schema migrations to Writer.
+	Migrate func(ctx context.Context) error
+	// Cleanup runs after both pools are closed (a temporary database's
+	// directory is removed there).
+	Cleanup func() error
+}
+
+// Store is a store.Store over database/sql.
+type Store struct {
+	cfg Config
+}
+
+var _ store.Store = (*Store)(nil)
+
+// New returns a Store over the pools in cfg; Close closes them.
+func New(cfg Config) *Store {
+	if cfg.Reader == nil {
+		cfg.Reader = cfg.Writer
+	}
+	return &Store{cfg: cfg}
+}
+
+// readOnly is how View begins: read-only, and one snapshot for all its
+// queries, so a list's rows and its total count agree.
+var readOnly = &sql.TxOptions{ReadOnly: true, Isolation: sql.LevelRepeatableRead}
+
+// Update runs fn in a read-write transaction, committed when fn returns nil.
+func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
+	return s.run(ctx, s.cfg.Writer, nil, fn)
+}
+
+// View runs fn in a read-only transaction.
+func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
+	return s.run(ctx, s.cfg.Reader, readOnly, fn)
+}
+
+func (s *Store) run(ctx context.Context, db *sql.DB, opts *sql.TxOptions, fn func(store.Tx) error) error {
+	sqlTx, err := db.BeginTx(ctx, opts)
+	if err != nil {
+		return fmt.Errorf("begin transaction: %w", err)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			_ = sqlTx.Rollback()
+			panic(p)
+		}
+	}()
+	if err := fn(&tx{tx: sqlTx, d: s.cfg.Dialect}); err != nil {
+		if rbErr := sqlTx.Rollback(); rbErr != nil && !errors.Is(rbErr, sql.ErrTxDone) {
+			return errors.Join(err, fmt.Errorf("roll back: %w", rbErr))
+		}
+		return err
+	}
+	if err := sqlTx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// Engine names the database engine.
+func (s *Store) Engine() string { return s.cfg.Dialect.Engine() }
+
+// Ping checks that both pools answer.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.cfg.Writer.PingContext(ctx); err != nil {
+		return fmt.Errorf("ping %s: %w", s.Engine(), err)
+	}
+	if s.cfg.Reader != s.cfg.Writer {
+		if err := s.cfg.Reader.PingContext(ctx); err != nil {
+			return fmt.Errorf("ping %s reader: %w", s.Engine(), err)
+		}
+	}
+	return nil
+}
+
+// Migrate applies the schema migrations not yet applied.
+func (s *Store) Migrate(ctx context.Context) error {
+	if s.cfg.Migrate == nil {
+		return nil
+	}
+	return s.cfg.Migrate(ctx)
+}
+
+// DB is the read-write pool, for engine-level work the Tx does not cover
+// (tests, maintenance).
+func (s *Store) DB() *sql.DB { return s.cfg.Writer }
+
+// Close closes both pools.
+func (s *Store) Close() error {
+	var errs []error
+	if s.cfg.Reader != s.cfg.Writer {
+		errs = append(errs, s.cfg.Reader.Close())
+	}
+	errs = append(errs, s.cfg.Writer.Close())
+	if s.cfg.Cleanup != nil {
+		errs = append(errs, s.cfg.Cleanup())
+	}
+	return errors.Join(errs...)
+}
