@@ -4,7 +4,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -106,7 +105,7 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
 		case http.StatusMethodNotAllowed:
 			w.Header().Set("Allow", probe.Header().Get("Allow"))
 			writeProblem(w, http.StatusMethodNotAllowed, codeMethodNotAllowed,
-				r.Method+" is not allowed here; allowed: "+strings.ReplaceAll(probe.Header().Get("Allow"), ",", ", "), nil)
+				r.Method+" is not allowed here; allowed: "+probe.Header().Get("Allow"), nil)
 		case http.StatusMovedPermanently, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
 			w.Header().Set("Location", probe.Header().Get("Location"))
 			w.WriteHeader(probe.Code)

@@ -1,0 +1,105 @@
+package app
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// Config is everything an operator can set. Every flag has an environment
+// twin: --data-dir is PARLEY_DATA_DIR. A flag on the command line wins over
+// the environment, which wins over the default.
+type Config struct {
+	DataDir            string
+	DatabaseURL        string
+	Addr               string
+	MaxConcurrentCalls int
+	SecretKey          string
+	RateLimit          float64
+	RateBurst          int
+	LogLevel           string
+	LogFormat          string
+	ShutdownTimeout    time.Duration
+}
+
+// storeFlags are the flags of every command that opens the database.
+func storeFlags(fs *flag.FlagSet, c *Config) {
+	fs.StringVar(&c.DataDir, "data-dir", "./parley-data", "directory for the embedded SQLite database, the secret key file and recordings")
+	fs.StringVar(&c.DatabaseURL, "database-url", "", "postgres://... to use PostgreSQL instead of the embedded SQLite database")
+	fs.StringVar(&c.SecretKey, "secret-key", "", "32-byte key (hex or base64) sealing stored credentials; generated into the data dir when unset")
+	fs.IntVar(&c.MaxConcurrentCalls, "max-concurrent-calls", 10, "concurrencyLimit of a newly created organization")
+	fs.StringVar(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
+	fs.StringVar(&c.LogFormat, "log-format", "json", "json or text")
+}
+
+// serveFlags are the flags of `parley serve`.
+func serveFlags(fs *flag.FlagSet, c *Config) {
+	storeFlags(fs, c)
+	fs.StringVar(&c.Addr, "addr", "127.0.0.1:8080", "HTTP listen address")
+	fs.Float64Var(&c.RateLimit, "rate-limit", 50, "requests per second allowed per API key on average (0: unlimited)")
+	fs.IntVar(&c.RateBurst, "rate-burst", 100, "requests an API key may make at once before the rate limit applies")
+	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", 30*time.Second, "how long in-flight requests may take to finish on SIGTERM")
+}
+
+// EnvName is the environment twin of a flag: data-dir → PARLEY_DATA_DIR.
+func EnvName(flagName string) string {
+	return "PARLEY_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// parse reads args into fs, then fills every flag not given on the command
+// line from its environment twin.
+func parse(fs *flag.FlagSet, args []string, getenv func(string) string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var errs []error
+	fs.VisitAll(func(f *flag.Flag) {
+		if given[f.Name] {
+			return
+		}
+		if v := getenv(EnvName(f.Name)); v != "" {
+			if err := fs.Set(f.Name, v); err != nil {
+				errs = append(errs, fmt.Errorf("%s=%q: %w", EnvName(f.Name), v, err))
+			}
+		}
+	})
+	return errors.Join(errs...)
+}
+
+func (c *Config) check() error {
+	var errs []error
+	if c.MaxConcurrentCalls < 1 {
+		errs = append(errs, errors.New("--max-concurrent-calls must be at least 1"))
+	}
+	if c.DatabaseURL != "" && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {
+		errs = append(errs, errors.New("--database-url must be a postgres:// URL"))
+	}
+	if c.RateLimit < 0 {
+		errs = append(errs, errors.New("--rate-limit must not be negative"))
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		errs = append(errs, errors.New("--log-level must be debug, info, warn or error"))
+	}
+	if c.LogFormat != "json" && c.LogFormat != "text" {
+		errs = append(errs, errors.New("--log-format must be json or text"))
+	}
+	return errors.Join(errs...)
+}
+
+// newFlagSet makes a flag set that reports its own errors to stderr.
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: parley %s [flags]\n\nEvery flag can also be set by its environment twin (--data-dir: PARLEY_DATA_DIR).\n\n", name)
+		fs.PrintDefaults()
+	}
+	return fs
+}

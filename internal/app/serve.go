@@ -1,0 +1,68 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+)
+
+// serve runs the HTTP interface until ctx ends, then shuts down in two
+// phases: stop accepting and let in-flight requests finish (bounded by
+// ShutdownTimeout), then close the store.
+func serve(ctx context.Context, c Config, log *slog.Logger, stderr io.Writer) error {
+	a, err := Open(ctx, c, log)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := a.Close(); err != nil {
+			log.Error("close store", "err", err)
+		}
+	}()
+	key, err := a.Orgs.Bootstrap(ctx)
+	if err != nil {
+		return fmt.Errorf("create the first API key: %w", err)
+	}
+	if key != "" {
+		fmt.Fprintf(stderr, "Created organization %q with its first API key (shown once, keep it safe):\n%s\n", "default", key)
+	}
+	ln, err := net.Listen("tcp", c.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", c.Addr, err)
+	}
+	srv := &http.Server{
+		Handler:           a.API,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      120 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	log.Info("serving", "addr", ln.Addr().String(), "database", a.Store.Engine(), "data_dir", c.DataDir)
+
+	select {
+	case err := <-served:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: draining in-flight requests", "timeout", c.ShutdownTimeout.String())
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.ShutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	log.Info("stopped")
+	return nil
+}
