@@ -33,6 +33,9 @@ var (
 // name and promptTemplate are required and mode may be chosen.
 func check(in *Input, creating bool, l *invalid.List) {
 	for _, name := range notNullOnUpdateNames {
+		if name == "mode" && !creating {
+			continue // reported below: mode cannot change at all
+		}
 		if f := fieldSet(in, name); f.Set && f.Null {
 			l.Add(name, "must not be null")
 		}

@@ -30,9 +30,6 @@ type View struct {
 func (s *Service) Create(ctx context.Context, orgID string, in Input) (View, error) {
 	var l invalid.List
 	check(&in, true, &l)
-	if err := l.Err(); err != nil {
-		return View{}, err
-	}
 	now := model.Now()
 	a := model.Agent{
 		ID: model.NewID(), OrgID: orgID, Status: model.AgentActive, Mode: model.ModeSinglePrompt,
@@ -42,7 +39,10 @@ func (s *Service) Create(ctx context.Context, orgID string, in Input) (View, err
 	apply(&a, &in)
 	var v View
 	err := s.Store.Update(ctx, func(tx store.Tx) error {
-		if err := checkReferences(ctx, tx, orgID, &in); err != nil {
+		if err := checkReferences(ctx, tx, orgID, &in, &l); err != nil {
+			return err
+		}
+		if err := l.Err(); err != nil {
 			return err
 		}
 		if err := tx.CreateAgent(ctx, &a); err != nil {
@@ -117,16 +117,16 @@ func (s *Service) BatchGet(ctx context.Context, orgID string, ids []string) ([]V
 func (s *Service) Update(ctx context.Context, orgID, id string, in Input) (View, error) {
 	var l invalid.List
 	check(&in, false, &l)
-	if err := l.Err(); err != nil {
-		return View{}, err
-	}
 	var v View
 	err := s.Store.Update(ctx, func(tx store.Tx) error {
 		a, err := tx.GetAgent(ctx, orgID, id)
 		if err != nil {
 			return err
 		}
-		if err := checkReferences(ctx, tx, orgID, &in); err != nil {
+		if err := checkReferences(ctx, tx, orgID, &in, &l); err != nil {
+			return err
+		}
+		if err := l.Err(); err != nil {
 			return err
 		}
 		apply(&a, &in)
@@ -211,10 +211,10 @@ func (s *Service) Duplicate(ctx context.Context, orgID, id string) (View, error)
 	return v, err
 }
 
-// checkReferences refuses ids in the request that name nothing in the
-// organization, naming the field, as the interface requires.
-func checkReferences(ctx context.Context, tx store.Tx, orgID string, in *Input) error {
-	var l invalid.List
+// checkReferences records in l the ids of the request that name nothing in
+// the organization, naming the field, as the interface requires. Ids already
+// refused for their shape are not looked up. It returns only database errors.
+func checkReferences(ctx context.Context, tx store.Tx, orgID string, in *Input, l *invalid.List) error {
 	exists := func(field string, err error) error {
 		if errors.Is(err, store.ErrNotFound) {
 			l.Add(field, "names no %s in this organization", field[:len(field)-2])
@@ -222,19 +222,19 @@ func checkReferences(ctx context.Context, tx store.Tx, orgID string, in *Input) 
 		}
 		return err
 	}
-	if in.FolderID.Present() {
+	if in.FolderID.Present() && !l.Has("folderId") {
 		_, err := tx.GetFolder(ctx, orgID, in.FolderID.V)
 		if err := exists("folderId", err); err != nil {
 			return err
 		}
 	}
-	if in.SIPTrunkID.Present() {
+	if in.SIPTrunkID.Present() && !l.Has("sipTrunkId") {
 		_, err := tx.GetSIPTrunk(ctx, orgID, in.SIPTrunkID.V)
 		if err := exists("sipTrunkId", err); err != nil {
 			return err
 		}
 	}
-	if in.MessagingConnectionID.Present() {
+	if in.MessagingConnectionID.Present() && !l.Has("messagingConnectionId") {
 		_, err := tx.GetMessagingConnection(ctx, orgID, in.MessagingConnectionID.V)
 		if err := exists("messagingConnectionId", err); err != nil {
 			return err
@@ -251,12 +251,12 @@ func checkReferences(ctx context.Context, tx store.Tx, orgID string, in *Input) 
 			have[kb.ID] = true
 		}
 		for i, id := range in.KnowledgeBaseIDs.V {
-			if !have[id] {
-				l.Add(invalid.Index("knowledgeBaseIds", i), "names no knowledge base in this organization")
+			if f := invalid.Index("knowledgeBaseIds", i); !have[id] && !l.Has(f) {
+				l.Add(f, "names no knowledge base in this organization")
 			}
 		}
 	}
-	return l.Err()
+	return nil
 }
 
 func loadView(ctx context.Context, tx store.Tx, a model.Agent) (View, error) {

@@ -21,8 +21,7 @@ type Input struct {
 	AgentID    opt.Field[string] `json:"agentId"`
 }
 
-func (in *Input) check(creating bool) error {
-	var l invalid.List
+func (in *Input) check(creating bool, l *invalid.List) {
 	switch {
 	case in.E164.Null:
 		l.Add("e164", "must not be null")
@@ -37,7 +36,6 @@ func (in *Input) check(creating bool) error {
 	if in.AgentID.Present() && !model.IsUUID(in.AgentID.V) {
 		l.Add("agentId", "must be a UUID")
 	}
-	return l.Err()
 }
 
 // Service persists phone numbers.
@@ -47,13 +45,12 @@ type Service struct {
 
 // Create stores a new number, optionally assigned.
 func (s *Service) Create(ctx context.Context, orgID string, in Input) (model.PhoneNumber, error) {
-	if err := in.check(true); err != nil {
-		return model.PhoneNumber{}, err
-	}
+	var l invalid.List
+	in.check(true, &l)
 	now := model.Now()
 	n := model.PhoneNumber{ID: model.NewID(), OrgID: orgID, CreatedAt: now, UpdatedAt: now}
 	err := s.Store.Update(ctx, func(tx store.Tx) error {
-		if err := apply(ctx, tx, &n, &in); err != nil {
+		if err := apply(ctx, tx, &n, &in, &l); err != nil {
 			return err
 		}
 		return registered(n.E164, tx.CreatePhoneNumber(ctx, &n))
@@ -61,18 +58,18 @@ func (s *Service) Create(ctx context.Context, orgID string, in Input) (model.Pho
 	return n, err
 }
 
-// apply checks the references in and writes in onto n. Assigning a number
-// that another agent holds is a conflict: it must be released first.
-func apply(ctx context.Context, tx store.Tx, n *model.PhoneNumber, in *Input) error {
-	var l invalid.List
-	if in.SIPTrunkID.Present() {
+// apply checks the references of in, adding what is broken to l, and when
+// nothing is, writes in onto n. Assigning a number that another agent holds
+// is a conflict: it must be released first.
+func apply(ctx context.Context, tx store.Tx, n *model.PhoneNumber, in *Input, l *invalid.List) error {
+	if in.SIPTrunkID.Present() && !l.Has("sipTrunkId") {
 		if _, err := tx.GetSIPTrunk(ctx, n.OrgID, in.SIPTrunkID.V); errors.Is(err, store.ErrNotFound) {
 			l.Add("sipTrunkId", "names no SIP trunk in this organization")
 		} else if err != nil {
 			return err
 		}
 	}
-	if in.AgentID.Present() {
+	if in.AgentID.Present() && !l.Has("agentId") {
 		if _, err := tx.GetAgent(ctx, n.OrgID, in.AgentID.V); errors.Is(err, store.ErrNotFound) {
 			l.Add("agentId", "names no agent in this organization")
 		} else if err != nil {
@@ -127,15 +124,14 @@ func (s *Service) List(ctx context.Context, orgID string, f store.PhoneNumberFil
 
 // Update applies a partial update (agentId null releases the number).
 func (s *Service) Update(ctx context.Context, orgID, id string, in Input) (model.PhoneNumber, error) {
-	if err := in.check(false); err != nil {
-		return model.PhoneNumber{}, err
-	}
+	var l invalid.List
+	in.check(false, &l)
 	var n model.PhoneNumber
 	err := s.Store.Update(ctx, func(tx store.Tx) (err error) {
 		if n, err = tx.GetPhoneNumber(ctx, orgID, id); err != nil {
 			return err
 		}
-		if err := apply(ctx, tx, &n, &in); err != nil {
+		if err := apply(ctx, tx, &n, &in, &l); err != nil {
 			return err
 		}
 		n.UpdatedAt = model.Now()

@@ -1,0 +1,272 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	parley "github.com/parley-voice/parley"
+	"github.com/parley-voice/parley/internal/agent"
+	"github.com/parley-voice/parley/internal/folder"
+	"github.com/parley-voice/parley/internal/knowledge"
+	"github.com/parley-voice/parley/internal/org"
+	"github.com/parley-voice/parley/internal/phonenumber"
+	"github.com/parley-voice/parley/internal/secret"
+	"github.com/parley-voice/parley/internal/siptrunk"
+	"github.com/parley-voice/parley/internal/sms"
+	"github.com/parley-voice/parley/internal/store"
+	"github.com/parley-voice/parley/internal/store/sqlite"
+)
+
+// env is a running API over a fresh SQLite store with two organizations:
+// key belongs to "acme", otherKey to "globex".
+type env struct {
+	t        *testing.T
+	srv      *httptest.Server
+	server   *Server
+	store    store.Store
+	box      *secret.Box
+	key      string
+	otherKey string
+	contract *contract
+}
+
+type envOption func(*Config)
+
+func withRateLimit(rate float64, burst int) envOption {
+	return func(c *Config) { c.RateLimit, c.RateBurst = rate, burst }
+}
+
+func newEnv(t *testing.T, opts ...envOption) *env {
+	t.Helper()
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "parley.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	box, err := secret.NewBox(bytes.Repeat([]byte{7}, secret.KeySize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	orgs := &org.Service{Store: st, Box: box, DefaultConcurrencyLimit: 10}
+	cfg := Config{
+		Services: Services{
+			Orgs:                 orgs,
+			Agents:               &agent.Service{Store: st},
+			Folders:              &folder.Service{Store: st},
+			SIPTrunks:            &siptrunk.Service{Store: st, Box: box},
+			PhoneNumbers:         &phonenumber.Service{Store: st},
+			MessagingConnections: &sms.Connections{Store: st, Box: box},
+			KnowledgeBases:       &knowledge.Service{Store: st},
+		},
+		Store: st, OpenAPI: parley.OpenAPI,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	server := New(cfg)
+	srv := httptest.NewServer(server)
+	e := &env{t: t, srv: srv, server: server, store: st, box: box, contract: loadContract(t)}
+	t.Cleanup(func() {
+		srv.Close()
+		st.Close()
+	})
+	if e.key, _, err = orgs.CreateKey(ctx, "acme"); err != nil {
+		t.Fatal(err)
+	}
+	if e.otherKey, _, err = orgs.CreateKey(ctx, "globex"); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// response is one answer, decoded.
+type response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// JSON decodes the body into a generic value.
+func (r response) JSON(t *testing.T) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(r.Body, &m); err != nil {
+		t.Fatalf("body is not a JSON object: %v\n%s", err, r.Body)
+	}
+	return m
+}
+
+// Data is the body's data member as an object.
+func (r response) Data(t *testing.T) map[string]any {
+	t.Helper()
+	d, ok := r.JSON(t)["data"].(map[string]any)
+	if !ok {
+		t.Fatalf("data is not an object: %s", r.Body)
+	}
+	return d
+}
+
+// List is the body's data member as an array of objects.
+func (r response) List(t *testing.T) []map[string]any {
+	t.Helper()
+	raw, ok := r.JSON(t)["data"].([]any)
+	if !ok {
+		t.Fatalf("data is not an array: %s", r.Body)
+	}
+	out := make([]map[string]any, len(raw))
+	for i, v := range raw {
+		out[i] = v.(map[string]any)
+	}
+	return out
+}
+
+// ErrorCode is the house error code, and ErrorFields the fields it names.
+func (r response) ErrorCode(t *testing.T) string {
+	t.Helper()
+	e, ok := r.JSON(t)["error"].(map[string]any)
+	if !ok {
+		t.Fatalf("no error member: %s", r.Body)
+	}
+	return e["code"].(string)
+}
+
+func (r response) ErrorFields(t *testing.T) []string {
+	t.Helper()
+	e := r.JSON(t)["error"].(map[string]any)
+	details, _ := e["details"].([]any)
+	var out []string
+	for _, d := range details {
+		out = append(out, d.(map[string]any)["field"].(string))
+	}
+	return out
+}
+
+// request sends one request with key (none when key is ""), checks the
+// exchange against the OpenAPI contract, and returns the answer. body may be
+// nil, a string (sent as is) or any value (sent as JSON).
+func (e *env) request(method, path string, body any, key string) response {
+	e.t.Helper()
+	var raw []byte
+	switch b := body.(type) {
+	case nil:
+	case string:
+		raw = []byte(b)
+	case []byte:
+		raw = b
+	default:
+		var err error
+		if raw, err = json.Marshal(b); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	req, err := http.NewRequest(method, e.srv.URL+path, bytes.NewReader(raw))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if raw != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if key != "" {
+		req.Header.Set("x-api-key", key)
+	}
+	resp, err := e.srv.Client().Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	respBody, err := io.ReadAll(resp.Body)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.contract.check(e.t, req, raw, resp, respBody)
+	return response{Status: resp.StatusCode, Header: resp.Header, Body: respBody}
+}
+
+// do sends a request as acme.
+func (e *env) do(method, path string, body any) response {
+	e.t.Helper()
+	return e.request(method, path, body, e.key)
+}
+
+// must sends a request as acme and fails unless it answers want.
+func (e *env) must(want int, method, path string, body any) response {
+	e.t.Helper()
+	r := e.do(method, path, body)
+	if r.Status != want {
+		e.t.Fatalf("%s %s = %d, want %d: %s", method, path, r.Status, want, r.Body)
+	}
+	return r
+}
+
+// invalid sends a request as acme and checks it is refused with code,
+// naming exactly fields (in any order) when fields are given.
+func (e *env) invalid(code string, method, path string, body any, fields ...string) response {
+	e.t.Helper()
+	r := e.do(method, path, body)
+	want := http.StatusBadRequest
+	if r.Status != want {
+		e.t.Fatalf("%s %s %v = %d, want %d: %s", method, path, body, r.Status, want, r.Body)
+	}
+	if got := r.ErrorCode(e.t); got != code {
+		e.t.Fatalf("%s %s: code %q, want %q: %s", method, path, got, code, r.Body)
+	}
+	if len(fields) > 0 {
+		got := r.ErrorFields(e.t)
+		if !sameSet(got, fields) {
+			e.t.Fatalf("%s %s %v: fields %v, want %v", method, path, body, got, fields)
+		}
+	}
+	return r
+}
+
+func sameSet(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	seen := map[string]int{}
+	for _, s := range a {
+		seen[s]++
+	}
+	for _, s := range b {
+		seen[s]--
+	}
+	for _, n := range seen {
+		if n != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// createAgent creates an agent as acme from a minimal body plus extra keys.
+func (e *env) createAgent(extra map[string]any) map[string]any {
+	e.t.Helper()
+	body := map[string]any{"name": "Agent", "promptTemplate": "You help {{customer_name}}."}
+	for k, v := range extra {
+		body[k] = v
+	}
+	return e.must(http.StatusCreated, "POST", "/v1/agents", body).Data(e.t)
+}
+
+func (e *env) create(path string, body any) map[string]any {
+	e.t.Helper()
+	return e.must(http.StatusCreated, "POST", path, body).Data(e.t)
+}
+
+func str(n int) string { return strings.Repeat("x", n) }
+
+// jsonEqual compares two decoded JSON values.
+func jsonEqual(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}
