@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// build compiles the parley binary once for this test binary.
+func build(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "parley")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("CGO_ENABLED=0 go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// The real process: first start prints one key, the API answers it, and
+// SIGTERM shuts down cleanly (exit 0) after draining.
+func TestServeProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := build(t)
+	dir := t.TempDir()
+	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), "PARLEY_DATA_DIR="+dir, "PARLEY_LOG_FORMAT=json")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+
+	var key, addr string
+	lines := bufio.NewScanner(stderr)
+	keyLine := regexp.MustCompile(`^pk_live_[0-9A-Za-z]{43}$`)
+	for addr == "" && lines.Scan() {
+		line := lines.Text()
+		if keyLine.MatchString(line) {
+			key = line
+		}
+		var rec struct{ Msg, Addr string }
+		if json.Unmarshal([]byte(line), &rec) == nil && rec.Msg == "serving" {
+			addr = rec.Addr
+		}
+	}
+	if key == "" || addr == "" {
+		t.Fatalf("no key (%q) or address (%q) on stderr", key, addr)
+	}
+	rest := make(chan string)
+	go func() {
+		var b strings.Builder
+		for lines.Scan() {
+			b.WriteString(lines.Text() + "\n")
+		}
+		rest <- b.String()
+	}()
+
+	req, _ := http.NewRequest("POST", "http://"+addr+"/v1/agents", strings.NewReader(`{"name":"Support","promptTemplate":"Help."}`))
+	req.Header.Set("x-api-key", key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("create agent = %d %s", resp.StatusCode, body)
+	}
+
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan error)
+	go func() { waited <- cmd.Wait() }()
+	select {
+	case err := <-waited:
+		if err != nil {
+			t.Fatalf("exit after SIGTERM: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no exit 30s after SIGTERM")
+	}
+	if log := <-rest; !strings.Contains(log, `"msg":"stopped"`) {
+		t.Errorf("no clean stop in the log:\n%s", log)
+	}
+
+	// The CLI works on the data serve left behind.
+	out, err := exec.Command(bin, "keys", "create", "--org", "default", "--data-dir", dir).Output()
+	if err != nil || !keyLine.MatchString(strings.TrimSpace(string(out))) {
+		t.Fatalf("keys create after serve: %v %q", err, out)
+	}
+}

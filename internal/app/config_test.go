@@ -1,0 +1,124 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestEnvTwins(t *testing.T) {
+	var c Config
+	fs := newFlagSet("serve", &bytes.Buffer{})
+	serveFlags(fs, &c)
+	err := parse(fs, []string{"--addr", "127.0.0.1:9"}, env(map[string]string{
+		"PARLEY_ADDR": "0.0.0.0:1", "PARLEY_DATA_DIR": "/tmp/x", "PARLEY_MAX_CONCURRENT_CALLS": "4", "PARLEY_RATE_LIMIT": "2.5",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Addr != "127.0.0.1:9" || c.DataDir != "/tmp/x" || c.MaxConcurrentCalls != 4 || c.RateLimit != 2.5 {
+		t.Errorf("config = %+v (flag must win over env, env over default)", c)
+	}
+	fs.VisitAll(func(f *flag.Flag) {
+		if !strings.HasPrefix(EnvName(f.Name), "PARLEY_") {
+			t.Errorf("flag %s has no env twin", f.Name)
+		}
+	})
+	if err := parse(newServeFlags(), nil, env(map[string]string{"PARLEY_MAX_CONCURRENT_CALLS": "many"})); err == nil {
+		t.Error("a malformed env value was accepted")
+	}
+}
+
+func newServeFlags() *flag.FlagSet {
+	var c Config
+	fs := newFlagSet("serve", &bytes.Buffer{})
+	serveFlags(fs, &c)
+	return fs
+}
+
+func TestKeysCreatePrintsOnlyTheKey(t *testing.T) {
+	dir := t.TempDir()
+	var out, errOut bytes.Buffer
+	code := Main(context.Background(), []string{"keys", "create", "--org", "acme", "--data-dir", dir}, &out, &errOut, env(nil))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	if !regexp.MustCompile(`^pk_live_[0-9A-Za-z]{43}\n$`).MatchString(out.String()) {
+		t.Fatalf("stdout = %q, want the key alone on one line", out.String())
+	}
+	// The same organization gets a second, different key.
+	var out2 bytes.Buffer
+	if code := Main(context.Background(), []string{"keys", "create", "--org", "acme"}, &out2, &errOut, env(map[string]string{"PARLEY_DATA_DIR": dir})); code != 0 || out2.String() == out.String() {
+		t.Fatalf("second key: exit %d %q", code, out2.String())
+	}
+	var list bytes.Buffer
+	if code := Main(context.Background(), []string{"keys", "list", "--org", "acme", "--data-dir", dir}, &list, &errOut, env(nil)); code != 0 || strings.Count(list.String(), "pk_live_") != 2 {
+		t.Errorf("keys list: exit %d\n%s", code, list.String())
+	}
+	if strings.Contains(list.String(), strings.TrimSpace(out.String())) {
+		t.Error("keys list shows a whole secret")
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{{}, {"bogus"}, {"keys"}, {"keys", "create"}, {"serve", "--nope"}, {"serve", "extra"}, {"keys", "revoke", "--org", "a"}} {
+		var out, errOut bytes.Buffer
+		if code := Main(context.Background(), args, &out, &errOut, env(nil)); code != 2 {
+			t.Errorf("%v: exit %d, want 2 (stderr %q)", args, code, errOut.String())
+		}
+	}
+	var out bytes.Buffer
+	if code := Main(context.Background(), []string{"version"}, &out, &bytes.Buffer{}, env(nil)); code != 0 || !strings.HasPrefix(out.String(), "parley ") {
+		t.Errorf("version: %d %q", code, out.String())
+	}
+	var errOut bytes.Buffer
+	if code := Main(context.Background(), []string{"serve", "--max-concurrent-calls", "0", "--data-dir", t.TempDir()}, &out, &errOut, env(nil)); code != 1 || !strings.Contains(errOut.String(), "max-concurrent-calls") {
+		t.Errorf("bad config: exit %d %q", code, errOut.String())
+	}
+}
+
+func TestMigrateThenServeAndStop(t *testing.T) {
+	dir := t.TempDir()
+	var out, errOut bytes.Buffer
+	if code := Main(context.Background(), []string{"migrate", "--data-dir", dir}, &out, &errOut, env(nil)); code != 0 {
+		t.Fatalf("migrate: exit %d %s", code, errOut.String())
+	}
+	if _, err := filepath.Glob(filepath.Join(dir, "parley.db")); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int)
+	var serveErr syncBuffer
+	go func() {
+		done <- Main(ctx, []string{"serve", "--data-dir", dir, "--addr", "127.0.0.1:0"}, &bytes.Buffer{}, &serveErr, env(nil))
+	}()
+	waitFor(t, func() bool { return strings.Contains(serveErr.String(), `"msg":"serving"`) })
+	if !regexp.MustCompile(`(?m)^pk_live_\S+$`).MatchString(serveErr.String()) {
+		t.Errorf("first start printed no key:\n%s", serveErr.String())
+	}
+	cancel() // what SIGTERM does through signal.NotifyContext
+	if code := <-done; code != 0 {
+		t.Fatalf("serve exit %d:\n%s", code, serveErr.String())
+	}
+	if !strings.Contains(serveErr.String(), `"msg":"stopped"`) {
+		t.Errorf("no clean stop:\n%s", serveErr.String())
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met in 20s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
