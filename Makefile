@@ -1,0 +1,47 @@
+# Parley's developer entry points. `make help` lists them.
+SHELL := /usr/bin/env bash
+GO    ?= go
+BIN   := bin/parley
+PKGS  := ./...
+
+.DEFAULT_GOAL := help
+
+.PHONY: help
+help: ## list the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-8s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+.PHONY: deps
+deps: ## install missing system packages (apt-get when root) and check the toolchain
+	@scripts/deps.sh
+
+.PHONY: build
+build: ## build bin/parley (CGO-free, a single static binary)
+	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/parley
+
+.PHONY: run
+run: deps build ## serve on the embedded SQLite database under ./parley-data; prints the first API key
+	$(BIN) serve
+
+.PHONY: test
+test: deps lint ## the whole test suite, with the race detector; PostgreSQL too when PARLEY_TEST_DATABASE_URL is set
+	@scripts/test-services.sh
+	CGO_ENABLED=0 $(GO) build ./...
+	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 14m $(PKGS)
+
+.PHONY: bench
+bench: deps ## benchmarks (results and commands go in docs/benchmarks.md)
+	$(GO) test -run '^$$' -bench . -benchmem -count 5 $(PKGS)
+
+.PHONY: lint
+lint: ## go vet and gofmt
+	$(GO) vet $(PKGS)
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+.PHONY: fmt
+fmt: ## format the code
+	gofmt -w $$(git ls-files '*.go')
+
+.PHONY: clean
+clean: ## remove build output (never ./parley-data)
+	rm -rf bin

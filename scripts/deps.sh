@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Parley's run and tests need, when missing.
+# As root it runs apt-get; otherwise it prints the command to run. With
+# CI=true anything still missing fails the run: CI never silently skips.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_go="1.26"
+if ! command -v go >/dev/null; then
+  echo "deps: Go $need_go or newer is required (https://go.dev/dl/)" >&2
+  exit 1
+fi
+have_go=$(go env GOVERSION | sed 's/^go//')
+if [ "$(printf '%s\n%s\n' "$need_go" "$have_go" | sort -V | head -n1)" != "$need_go" ]; then
+  echo "deps: Go $need_go or newer is required, found $have_go" >&2
+  exit 1
+fi
+
+# One package a line in scripts/packages.txt: "package command" (the command
+# shows it is installed); '#' starts a comment.
+missing=()
+while read -r pkg cmd _; do
+  [ -z "${pkg:-}" ] || [ "${pkg#\#}" != "$pkg" ] && continue
+  command -v "${cmd:-$pkg}" >/dev/null 2>&1 || missing+=("$pkg")
+done < scripts/packages.txt
+
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+  echo "deps: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >/dev/null
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  exit 0
+fi
+echo "deps: missing Debian packages: ${missing[*]}" >&2
+echo "deps: install them with: sudo apt-get install -y ${missing[*]}" >&2
+if [ "${CI:-}" = "true" ]; then
+  exit 1
+fi
+echo "deps: continuing; tests that need them will fail or say what is missing" >&2
