@@ -64,11 +64,12 @@ func (dialect) Time(t time.Time) any { return t }
 // ByteOrder uses the "C" collation, which compares bytes.
 func (dialect) ByteOrder(expr string) string { return expr + ` COLLATE "C"` }
 
-// PostgreSQL error codes that name a store sentinel.
+// PostgreSQL error codes Parley tells apart.
 const (
 	uniqueViolation           = "23505"
 	foreignKeyViolation       = "23503"
 	invalidTextRepresentation = "22P02" // e.g. an id that is not a UUID
+	duplicateSchema           = "42P06"
 )
 
 func (dialect) Sentinel(err error) error {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
@@ -68,8 +69,8 @@ func Open(ctx context.Context, url string, opts ...Option) (*sqlstore.Store, err
 		return fail(err)
 	}
 	if o.schema != "" {
-		if _, err := db.ExecContext(ctx, "CREATE SCHEMA IF NOT EXISTS "+pgx.Identifier{o.schema}.Sanitize()); err != nil {
-			return fail(fmt.Errorf("create schema %s: %w", o.schema, err))
+		if err := createSchema(ctx, db, o.schema); err != nil {
+			return fail(err)
 		}
 	}
 	if o.migrate {
@@ -82,6 +83,21 @@ func Open(ctx context.Context, url string, opts ...Option) (*sqlstore.Store, err
 		Writer:  db,
 		Migrate: func(ctx context.Context) error { return migrate(ctx, db) },
 	}), nil
+}
+
+// createSchema creates schema unless it exists. Two processes creating it at
+// once can both pass IF NOT EXISTS; the loser's unique violation means the
+// schema is there, which is all that was asked.
+func createSchema(ctx context.Context, db *sql.DB, schema string) error {
+	_, err := db.ExecContext(ctx, "CREATE SCHEMA IF NOT EXISTS "+pgx.Identifier{schema}.Sanitize())
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && (pgErr.Code == uniqueViolation || pgErr.Code == duplicateSchema) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("create schema %s: %w", schema, err)
+	}
+	return nil
 }
 
 // Migrate applies pending migrations to the database at url, for

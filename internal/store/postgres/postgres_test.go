@@ -1,0 +1,169 @@
+package postgres_test
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"go.uber.org/goleak"
+
+	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/store"
+	"github.com/parley-voice/parley/internal/store/postgres"
+	"github.com/parley-voice/parley/internal/store/sqlstore"
+	"github.com/parley-voice/parley/internal/store/storetest"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// databaseURL is the server the tests use. Without one they skip, except in
+// CI, which must never pass by skipping PostgreSQL.
+func databaseURL(t *testing.T) string {
+	t.Helper()
+	u := os.Getenv("PARLEY_TEST_DATABASE_URL")
+	if u == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("PARLEY_TEST_DATABASE_URL is not set: CI must run the PostgreSQL store tests")
+		}
+		t.Skip("PARLEY_TEST_DATABASE_URL is not set: skipping the PostgreSQL store tests " +
+			"(e.g. PARLEY_TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test?sslmode=disable)")
+	}
+	return u
+}
+
+// newSchema names a schema no other test uses.
+func newSchema() string {
+	b := make([]byte, 8)
+	rand.Read(b)
+	return "parley_test_" + hex.EncodeToString(b)
+}
+
+// open returns a store in a fresh schema, dropped with it when t ends.
+func open(t *testing.T, dbURL string, opts ...postgres.Option) *sqlstore.Store {
+	t.Helper()
+	schema := newSchema()
+	s, err := postgres.Open(t.Context(), dbURL, append([]postgres.Option{postgres.WithSchema(schema), postgres.WithMaxConns(4)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dropSchema(t, s, schema) })
+	return s
+}
+
+func dropSchema(t *testing.T, s *sqlstore.Store, schema string) {
+	t.Helper()
+	// t.Context is already done when cleanups run.
+	if _, err := s.DB().Exec("DROP SCHEMA " + pgx.Identifier{schema}.Sanitize() + " CASCADE"); err != nil {
+		t.Errorf("drop schema %s: %v", schema, err)
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+}
+
+func TestStore(t *testing.T) {
+	dbURL := databaseURL(t)
+	t.Run("postgres", func(t *testing.T) {
+		storetest.Run(t, func(t *testing.T) store.Store { return open(t, dbURL) })
+	})
+}
+
+// TestConcurrentMigrate opens one schema from several processes' worth of
+// pools at once: the advisory lock lets one migrate and the rest find it done.
+func TestConcurrentMigrate(t *testing.T) {
+	dbURL := databaseURL(t)
+	schema := newSchema()
+	const n = 4
+	stores := make([]*sqlstore.Store, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			stores[i], errs[i] = postgres.Open(t.Context(), dbURL, postgres.WithSchema(schema), postgres.WithMaxConns(2))
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("open %d: %v", i, err)
+		}
+	}
+	for i, s := range stores {
+		if s == nil {
+			continue
+		}
+		if i == 0 {
+			defer dropSchema(t, s, schema)
+		} else {
+			defer s.Close()
+		}
+	}
+	if t.Failed() {
+		return
+	}
+	ctx := t.Context()
+	if err := stores[1].Update(ctx, func(tx store.Tx) error {
+		return tx.CreateOrg(ctx, &model.Organization{Name: "shared"})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := stores[3].View(ctx, func(tx store.Tx) error {
+		_, err := tx.GetOrgByName(ctx, "shared")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSearchPathInURL picks the schema with the URL's search_path instead of
+// WithSchema; the schema must then exist already.
+func TestSearchPathInURL(t *testing.T) {
+	dbURL := databaseURL(t)
+	admin := open(t, dbURL, postgres.WithoutMigrate())
+	schema := newSchema()
+	if _, err := admin.DB().ExecContext(t.Context(), "CREATE SCHEMA "+pgx.Identifier{schema}.Sanitize()); err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	s, err := postgres.Open(t.Context(), u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dropSchema(t, s, schema)
+	var tables int
+	err = s.DB().QueryRowContext(t.Context(),
+		"SELECT count(*) FROM pg_tables WHERE schemaname = $1 AND tablename = 'agents'", schema).Scan(&tables)
+	if err != nil || tables != 1 {
+		t.Fatalf("agents tables in %s: %d, %v", schema, tables, err)
+	}
+}
+
+// TestUUIDColumnsScanAsStrings checks the pgx database/sql adapter hands uuid
+// columns over as canonical strings, which every model id relies on.
+func TestUUIDColumnsScanAsStrings(t *testing.T) {
+	s := open(t, databaseURL(t))
+	ctx := t.Context()
+	o := model.Organization{ID: "0193F3A2-7C1B-7000-8000-00000000ABCD", Name: "upper"}
+	if err := s.Update(ctx, func(tx store.Tx) error { return tx.CreateOrg(ctx, &o) }); err != nil {
+		t.Fatal(err)
+	}
+	var got model.Organization
+	if err := s.View(ctx, func(tx store.Tx) (err error) { got, err = tx.GetOrgByName(ctx, "upper"); return }); err != nil {
+		t.Fatal(err)
+	}
+	if want := "0193f3a2-7c1b-7000-8000-00000000abcd"; got.ID != want {
+		t.Fatalf("id = %q, want %q", got.ID, want)
+	}
+}
