@@ -58,6 +58,8 @@ func Open(ctx context.Context, path string, opts ...Option) (*sqlstore.Store, er
 		}
 		path = filepath.Join(dir, "parley.db")
 		cleanup = func() error { return os.RemoveAll(dir) }
+	} else if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
 
 	writer, err := sql.Open("sqlite", dsn(path, false))

@@ -19,9 +19,9 @@
 // JSON; sealed secrets as bytes, where nil and empty are both NULL and read
 // back as nil. Lists without a page size return every row.
 //
-// On PostgreSQL a failed statement aborts its transaction: a Tx method that
-// returns an error other than a pre-checked store.ErrNotFound must end the
-// transaction (return the error from fn). Update and View must not be nested
-// on SQLite's single writer connection: an Update inside an Update waits
-// forever.
+// A lookup's ErrNotFound leaves the transaction usable. Any other error (a
+// conflict, a dangling reference, a driver error) has aborted the transaction
+// on PostgreSQL, so fn should return it rather than carry on. Update must not
+// be nested inside Update: SQLite's single writer connection would wait for
+// itself forever.
 package sqlstore
