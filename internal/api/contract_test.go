@@ -1,0 +1,276 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/legacy"
+)
+
+// contractPath is the OpenAPI document, relative to this package.
+const contractPath = "../../openapi.yaml"
+
+// contract validates HTTP exchanges against openapi.yaml.
+//
+// The document's paths are full paths ("/v1/agents") under its one server,
+// http://127.0.0.1:8080; requests are routed as if sent there, whatever host
+// the test server really had. Validation uses kin-openapi's openapi3filter,
+// which validates schemas of an OpenAPI 3.1 document as JSON Schema 2020-12.
+type contract struct {
+	doc    *openapi3.T
+	router routers.Router
+	server *url.URL
+}
+
+var (
+	contractOnce   sync.Once
+	sharedContract *contract
+	contractErr    error
+)
+
+// loadContract loads and validates ../../openapi.yaml once per test binary
+// (sync.Once), failing t on error.
+func loadContract(t testing.TB) *contract {
+	t.Helper()
+	contractOnce.Do(func() { sharedContract, contractErr = newContract(contractPath) })
+	if contractErr != nil {
+		t.Fatalf("contract: %v", contractErr)
+	}
+	return sharedContract
+}
+
+func newContract(path string) (*contract, error) {
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("loading %s: %w", path, err)
+	}
+	if err := doc.Validate(loader.Context); err != nil {
+		return nil, fmt.Errorf("%s is not a valid OpenAPI document: %w", path, err)
+	}
+	if len(doc.Servers) != 1 {
+		return nil, fmt.Errorf("%s: want exactly one server, have %d", path, len(doc.Servers))
+	}
+	server, err := url.Parse(doc.Servers[0].URL)
+	if err != nil {
+		return nil, fmt.Errorf("%s: server URL: %w", path, err)
+	}
+	router, err := legacy.NewRouter(doc)
+	if err != nil {
+		return nil, fmt.Errorf("%s: building the router: %w", path, err)
+	}
+	return &contract{doc: doc, router: router, server: server}, nil
+}
+
+// options are the validation options of every exchange: authentication is
+// the server's business (accept any key here), undocumented status codes
+// fail, every problem is reported, and the request is never modified.
+func (c *contract) options() *openapi3filter.Options {
+	o := &openapi3filter.Options{
+		AuthenticationFunc:    openapi3filter.NoopAuthenticationFunc,
+		IncludeResponseStatus: true,
+		MultiError:            true,
+		SkipSettingDefaults:   true,
+	}
+	o.WithCustomSchemaErrorFunc(schemaErrorMessage)
+	return o
+}
+
+// check validates req (with its body bytes) and the response (status,
+// headers, body bytes) against the document, calling t.Errorf with a message
+// naming method, path and status on any mismatch.
+//
+// Requests answered 2xx must match the document as requests too; requests
+// the server rejected are not request-validated (tests send bad input on
+// purpose), but every response is validated, error envelopes included.
+// Routes not in the document are an error, except when the response is 404
+// or 405 (unknown route, or known path with another method): those answers
+// must still have the house error shape.
+func (c *contract) check(t testing.TB, req *http.Request, reqBody []byte, resp *http.Response, respBody []byte) {
+	t.Helper()
+	where := fmt.Sprintf("%s %s → %d", req.Method, req.URL.RequestURI(), resp.StatusCode)
+	routed := c.routable(req, reqBody)
+	route, pathParams, err := c.router.FindRoute(routed)
+	if err != nil {
+		if resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed {
+			for _, problem := range c.checkUnrouted(resp, respBody) {
+				t.Errorf("contract: %s: %s", where, problem)
+			}
+			return
+		}
+		t.Errorf("contract: %s: no such operation in openapi.yaml (%v)", where, err)
+		return
+	}
+	ctx := context.Background()
+	in := &openapi3filter.RequestValidationInput{
+		Request: routed, PathParams: pathParams, Route: route, Options: c.options(),
+	}
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		if err := openapi3filter.ValidateRequest(ctx, in); err != nil {
+			t.Errorf("contract: %s: the request was accepted but does not match openapi.yaml %s %s:\n%s",
+				where, route.Method, route.Path, describeErr(err))
+		}
+	}
+	out := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: in,
+		Status:                 resp.StatusCode,
+		Header:                 resp.Header,
+		Body:                   io.NopCloser(bytes.NewReader(respBody)),
+		Options:                c.options(),
+	}
+	if err := openapi3filter.ValidateResponse(ctx, out); err != nil {
+		t.Errorf("contract: %s: the response does not match openapi.yaml %s %s:\n%s\nbody: %s",
+			where, route.Method, route.Path, describeErr(err), clip(respBody))
+	}
+}
+
+// routable is a copy of req addressed to the document's server, carrying
+// body, for routing and request validation.
+func (c *contract) routable(req *http.Request, body []byte) *http.Request {
+	u := *c.server
+	u.Path = req.URL.Path
+	u.RawPath = req.URL.RawPath
+	u.RawQuery = req.URL.RawQuery
+	out := req.Clone(context.Background())
+	out.URL = &u
+	out.Host = u.Host
+	out.RequestURI = ""
+	out.Body = io.NopCloser(bytes.NewReader(body))
+	out.ContentLength = int64(len(body))
+	// The server reads every body as JSON whatever its Content-Type; a test
+	// that sends JSON without saying so is validated as JSON.
+	if len(body) > 0 && out.Header.Get("Content-Type") == "" {
+		out.Header.Set("Content-Type", "application/json")
+	}
+	return out
+}
+
+// checkUnrouted checks a 404 or 405 answer to a request the document has no
+// operation for against the document's NotFound or MethodNotAllowed response.
+func (c *contract) checkUnrouted(resp *http.Response, body []byte) []string {
+	name := "NotFound"
+	if resp.StatusCode == http.StatusMethodNotAllowed {
+		name = "MethodNotAllowed"
+	}
+	ref := c.doc.Components.Responses[name]
+	if ref == nil || ref.Value == nil {
+		return []string{"openapi.yaml has no components/responses/" + name}
+	}
+	var problems []string
+	for header, h := range ref.Value.Headers {
+		if h.Value != nil && h.Value.Required && resp.Header.Get(header) == "" {
+			problems = append(problems, fmt.Sprintf("header %s is missing (components/responses/%s)", header, name))
+		}
+	}
+	ct := resp.Header.Get("Content-Type")
+	mt := ref.Value.Content.Get(ct)
+	if mt == nil || mt.Schema == nil {
+		return append(problems, fmt.Sprintf("Content-Type %q is not that of components/responses/%s", ct, name))
+	}
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		return append(problems, fmt.Sprintf("body is not JSON: %v\nbody: %s", err, clip(body)))
+	}
+	if err := mt.Schema.Value.VisitJSON(v, openapi3.EnableJSONSchema2020(), openapi3.MultiErrors(),
+		openapi3.SetSchemaErrorMessageCustomizer(schemaErrorMessage)); err != nil {
+		problems = append(problems, fmt.Sprintf("body does not match components/responses/%s:\n%s\nbody: %s",
+			name, describeErr(err), clip(body)))
+	}
+	return problems
+}
+
+// describeErr spells out kin-openapi's errors, one problem a line.
+func describeErr(err error) string {
+	return "  - " + strings.Join(flattenErr(err), "\n  - ")
+}
+
+// flattenErr lists the leaf problems of err, each prefixed by what it is
+// about (a parameter, the request body, the response body).
+func flattenErr(err error) []string {
+	prefixed := func(prefix string, cause error, reason string) []string {
+		if cause == nil {
+			return []string{prefix + reason}
+		}
+		var out []string
+		for _, s := range flattenErr(cause) {
+			out = append(out, prefix+s)
+		}
+		return out
+	}
+	switch e := err.(type) {
+	case openapi3.MultiError:
+		var out []string
+		for _, one := range e {
+			out = append(out, flattenErr(one)...)
+		}
+		return out
+	case *openapi3filter.RequestError:
+		prefix := ""
+		switch {
+		case e.Parameter != nil:
+			prefix = fmt.Sprintf("%s parameter %q: ", e.Parameter.In, e.Parameter.Name)
+		case e.RequestBody != nil:
+			prefix = "request body: "
+		case e.Err != nil && e.Reason != "":
+			prefix = e.Reason + ": "
+		}
+		return prefixed(prefix, e.Err, e.Reason)
+	case *openapi3filter.ResponseError:
+		prefix := ""
+		if e.Err != nil && e.Reason != "" {
+			prefix = e.Reason + ": "
+		}
+		return prefixed(prefix, e.Err, e.Reason)
+	}
+	return []string{strings.TrimSpace(err.Error())}
+}
+
+// schemaErrorMessage is a schema error in one line: where, and what is wrong,
+// without kin-openapi's dump of the schema and the value.
+func schemaErrorMessage(err *openapi3.SchemaError) string {
+	if i := strings.Index(err.Reason, "jsonschema validation failed"); i >= 0 {
+		// Converted from the JSON Schema 2020-12 validator: a tree whose
+		// leaves name their place ("- at '/data/name': got number, want
+		// string"); keep the leaves, drop the grouping lines.
+		var leaves []string
+		for j, line := range strings.Split(err.Reason[i:], "\n") {
+			line = strings.TrimSpace(strings.TrimLeft(line, " -"))
+			if j == 0 || line == "" || strings.HasSuffix(line, "' failed") || strings.HasSuffix(line, ": validation failed") {
+				continue
+			}
+			leaves = append(leaves, line)
+		}
+		if len(leaves) == 0 {
+			return strings.Join(strings.Fields(err.Reason), " ")
+		}
+		return strings.Join(leaves, "; ")
+	}
+	msg := fmt.Sprintf("at '/%s': %s", strings.Join(err.JSONPointer(), "/"), err.Reason)
+	var origin *openapi3.SchemaError
+	if errors.As(err.Origin, &origin) {
+		msg += " (" + schemaErrorMessage(origin) + ")"
+	} else if err.Origin != nil {
+		msg += " (" + err.Origin.Error() + ")"
+	}
+	return msg
+}
+
+func clip(b []byte) string {
+	const max = 2000
+	if len(b) > max {
+		return string(b[:max]) + "…"
+	}
+	return string(b)
+}
