@@ -299,6 +299,7 @@ func TestContractAcceptsServerShapes(t *testing.T) {
 		"unauthorized":    {method: "GET", target: "/v1/agents", status: 401, respBody: problem("unauthorized")},
 		"rate limited":    {method: "GET", target: "/v1/agents", status: 429, respBody: problem("rate_limited"), header: http.Header{"Retry-After": {"1"}}},
 		"tool name taken": {method: "POST", target: agentPath + "/custom-tools", reqBody: map[string]any{"name": "x"}, status: 409, respBody: problem("conflict")},
+		"unclean path":    {method: "GET", target: "/v1//agents", status: 301, header: http.Header{"Location": {"/v1/agents"}}},
 		"health":          {method: "GET", target: "/healthz", status: 200, respBody: map[string]any{"status": "ok"}},
 	}
 	for name, e := range cases {
@@ -335,6 +336,13 @@ func TestContractCatchesDrift(t *testing.T) {
 			respBody: map[string]any{"data": []any{edited(func(m map[string]any) { delete(m, "runtimeConfig") })["data"]}}},
 		"extra key in messagingConfig": {method: "GET", target: agentPath, status: 200,
 			respBody: edited(func(m map[string]any) { m["messagingConfig"].(map[string]any)["bogus"] = 1 })},
+		"id that is not a UUID": {method: "GET", target: agentPath, status: 200,
+			respBody: edited(func(m map[string]any) { m["id"] = "agent-1" })},
+		"timestamp that is not a date-time": {method: "GET", target: agentPath, status: 200,
+			respBody: edited(func(m map[string]any) { m["createdAt"] = "yesterday" })},
+		"webhook URL that is not absolute": {method: "GET", target: agentPath, status: 200,
+			respBody: edited(func(m map[string]any) { m["preCallWebhookUrl"] = "/relative" })},
+		"redirect without Location": {method: "GET", target: "/v1//agents", status: 301},
 		"out-of-enum status": {method: "GET", target: agentPath, status: 200,
 			respBody: edited(func(m map[string]any) { m["status"] = "paused" })},
 		"unwrapped resource": {method: "GET", target: agentPath, status: 200,

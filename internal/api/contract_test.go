@@ -85,7 +85,23 @@ func (c *contract) options() *openapi3filter.Options {
 		SkipSettingDefaults:   true,
 	}
 	o.WithCustomSchemaErrorFunc(schemaErrorMessage)
+	o.SchemaValidationOptions = formatOptions()
 	return o
+}
+
+// formatOptions make the formats the document uses assertions: kin-openapi
+// checks date-time on its own, uuid and uri only when told how.
+func formatOptions() []openapi3.SchemaValidationOption {
+	return []openapi3.SchemaValidationOption{
+		openapi3.WithStringFormatValidator("uuid", openapi3.NewRegexpFormatValidator(
+			`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)),
+		openapi3.WithStringFormatValidator("uri", openapi3.NewCallbackValidator(func(s string) error {
+			if u, err := url.Parse(s); err != nil || !u.IsAbs() {
+				return fmt.Errorf("%q is not an absolute URI", s)
+			}
+			return nil
+		})),
+	}
 }
 
 // check validates req (with its body bytes) and the response (status,
@@ -101,12 +117,28 @@ func (c *contract) options() *openapi3filter.Options {
 func (c *contract) check(t testing.TB, req *http.Request, reqBody []byte, resp *http.Response, respBody []byte) {
 	t.Helper()
 	where := fmt.Sprintf("%s %s → %d", req.Method, req.URL.RequestURI(), resp.StatusCode)
+	if final := resp.Request; final != nil && final.URL != nil && final.URL.Path != req.URL.Path {
+		// The client followed redirects: resp answers the last request.
+		where = fmt.Sprintf("%s %s (redirected to %s %s) → %d",
+			req.Method, req.URL.RequestURI(), final.Method, final.URL.RequestURI(), resp.StatusCode)
+		if final.Method != req.Method {
+			reqBody = nil
+		}
+		req = final
+	}
 	routed := c.routable(req, reqBody)
 	route, pathParams, err := c.router.FindRoute(routed)
 	if err != nil {
-		if resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed {
+		switch resp.StatusCode {
+		case http.StatusNotFound, http.StatusMethodNotAllowed:
 			for _, problem := range c.checkUnrouted(resp, respBody) {
 				t.Errorf("contract: %s: %s", where, problem)
+			}
+			return
+		case http.StatusMovedPermanently, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+			// The mux sends unclean paths ("/v1//agents") to their clean form.
+			if resp.Header.Get("Location") == "" {
+				t.Errorf("contract: %s: redirect without a Location header", where)
 			}
 			return
 		}
@@ -183,8 +215,8 @@ func (c *contract) checkUnrouted(resp *http.Response, body []byte) []string {
 	if err := json.Unmarshal(body, &v); err != nil {
 		return append(problems, fmt.Sprintf("body is not JSON: %v\nbody: %s", err, clip(body)))
 	}
-	if err := mt.Schema.Value.VisitJSON(v, openapi3.EnableJSONSchema2020(), openapi3.MultiErrors(),
-		openapi3.SetSchemaErrorMessageCustomizer(schemaErrorMessage)); err != nil {
+	if err := mt.Schema.Value.VisitJSON(v, append(formatOptions(), openapi3.EnableJSONSchema2020(),
+		openapi3.MultiErrors(), openapi3.SetSchemaErrorMessageCustomizer(schemaErrorMessage))...); err != nil {
 		problems = append(problems, fmt.Sprintf("body does not match components/responses/%s:\n%s\nbody: %s",
 			name, describeErr(err), clip(body)))
 	}
