@@ -304,6 +304,7 @@ func TestContractAcceptsServerShapes(t *testing.T) {
 	}
 	for name, e := range cases {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // the harness is shared by parallel tests
 			for _, msg := range e.run(t, c) {
 				t.Error(msg)
 			}
@@ -373,6 +374,7 @@ func TestContractCatchesDrift(t *testing.T) {
 	}
 	for name, e := range cases {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // the harness is shared by parallel tests
 			errs := e.run(t, c)
 			if len(errs) == 0 {
 				t.Errorf("check reported nothing for %s", name)
