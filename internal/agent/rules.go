@@ -52,13 +52,13 @@ func check(in *Input, creating bool, l *invalid.List) {
 	}
 	if in.Name.Present() {
 		switch n := invalid.Len(in.Name.V); {
-		case trimmedEmpty(in.Name.V):
+		case invalid.IsBlank(in.Name.V):
 			l.Add("name", "must not be empty")
 		case n > MaxNameLen:
 			l.Add("name", "must be at most %d characters", MaxNameLen)
 		}
 	}
-	if in.PromptTemplate.Present() && trimmedEmpty(in.PromptTemplate.V) {
+	if in.PromptTemplate.Present() && invalid.IsBlank(in.PromptTemplate.V) {
 		l.Add("promptTemplate", "must not be empty")
 	}
 	uuidField(l, "messagingConnectionId", in.MessagingConnectionID.V, in.MessagingConnectionID.Present(), false)
@@ -131,7 +131,7 @@ func checkTransferRoutes(routes []model.TransferRoute, l *invalid.List) {
 		if !invalid.IsE164(r.ToNumber) {
 			l.Add(p+".to_number", "must be an E.164 number such as +14155550100")
 		}
-		if trimmedEmpty(r.Condition) {
+		if invalid.IsBlank(r.Condition) {
 			l.Add(p+".condition", "is required")
 		}
 	}
@@ -142,15 +142,6 @@ func required(l *invalid.List, name string, null bool) {
 		return // already reported as "must not be null"
 	}
 	l.Add(name, "is required")
-}
-
-func trimmedEmpty(s string) bool {
-	for _, r := range s {
-		if r != ' ' && r != '\t' && r != '\n' && r != '\r' {
-			return false
-		}
-	}
-	return true
 }
 
 func uuidField(l *invalid.List, name, v string, present, mustBeUUID bool) {

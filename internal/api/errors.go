@@ -23,6 +23,7 @@ const (
 	codeRateLimited       = "rate_limited"
 	codeInternal          = "internal_error"
 	codeConcurrencyLimit  = "concurrency_limit_reached"
+	codeUnavailable       = "unavailable"
 	messageInternal       = "internal error; quote the X-Request-Id header when reporting it"
 	messageNotFound       = "no such resource"
 	messageRouteNotFound  = "no such route"

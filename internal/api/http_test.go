@@ -147,3 +147,39 @@ func TestPublicEndpoints(t *testing.T) {
 		t.Errorf("openapi.yaml = %d %.100s", doc.Status, doc.Body)
 	}
 }
+
+func TestQueryParametersOnlyWhereRead(t *testing.T) {
+	e := newEnv(t)
+	a := e.createAgent(nil)
+	for _, c := range []struct{ method, path string }{
+		{"GET", "/v1/agents/" + a["id"].(string) + "?foo=bar"},
+		{"PATCH", "/v1/agents/" + a["id"].(string) + "?minimal=true"},
+		{"POST", "/v1/agents?dryRun=true"},
+		{"GET", "/v1/organization?x=1"},
+	} {
+		r := e.do(c.method, c.path, map[string]any{"name": "A", "promptTemplate": "P"})
+		if r.Status != http.StatusBadRequest || r.ErrorCode(t) != "validation_failed" {
+			t.Errorf("%s %s = %d %s", c.method, c.path, r.Status, r.Body)
+		}
+	}
+	if countAgents(e) != 1 {
+		t.Error("a refused create stored an agent")
+	}
+}
+
+func TestBlankNamesAreRefused(t *testing.T) {
+	e := newEnv(t)
+	e.invalid("validation_failed", "POST", "/v1/folders", map[string]any{"name": "  "}, "name")
+	e.invalid("validation_failed", "POST", "/v1/knowledge-bases", map[string]any{"name": "\t"}, "name")
+	e.invalid("validation_failed", "POST", "/v1/sip-trunks", map[string]any{"friendlyName": " ", "host": "h.example"}, "friendlyName")
+	e.invalid("validation_failed", "PATCH", "/v1/organization", map[string]any{"name": "   "}, "name")
+}
+
+func TestHealthWhenTheDatabaseIsGone(t *testing.T) {
+	e := newEnv(t)
+	e.store.Close()
+	r := e.request("GET", "/healthz", nil, "")
+	if r.Status != http.StatusServiceUnavailable || r.ErrorCode(t) != "unavailable" {
+		t.Errorf("healthz = %d %s", r.Status, r.Body)
+	}
+}

@@ -155,3 +155,17 @@ func sortedKeys(v url.Values) []string {
 	slices.Sort(keys)
 	return keys
 }
+
+// refuseQuery answers 400 naming every query parameter sent to a route that
+// reads none.
+func refuseQuery(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.RawQuery != "" {
+			if err := newQuery(r).done(); err != nil {
+				writeError(w, r, err)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}

@@ -80,6 +80,9 @@ func New(c Config) *Server {
 			}
 			h = s.authenticate(limit, h)
 		}
+		if !rt.query && !rt.public {
+			h = refuseQuery(h)
+		}
 		s.mux.Handle(rt.pattern, s.observe(rt.pattern, h))
 	}
 	return s
@@ -118,7 +121,7 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	if err := s.store.Ping(r.Context()); err != nil {
 		logger(r).ErrorContext(r.Context(), "health check: database does not answer", "err", err)
-		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
+		writeProblem(w, http.StatusServiceUnavailable, codeUnavailable, "the database does not answer", nil)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})

@@ -21,6 +21,9 @@ func IsE164(s string) bool { return e164.MatchString(s) }
 // every "max N chars" rule.
 func Len(s string) int { return utf8.RuneCountInString(s) }
 
+// IsBlank reports whether s is empty or only white space.
+func IsBlank(s string) bool { return strings.TrimSpace(s) == "" }
+
 // IsHTTPURL reports whether s is an absolute http or https URL with a host.
 func IsHTTPURL(s string) bool {
 	if strings.TrimSpace(s) != s || s == "" {

@@ -30,7 +30,7 @@ func (in *Input) check(creating bool) error {
 		l.Add("name", "must not be null")
 	case creating && !in.Name.Set:
 		l.Add("name", "is required")
-	case in.Name.Present() && in.Name.V == "":
+	case in.Name.Present() && invalid.IsBlank(in.Name.V):
 		l.Add("name", "must not be empty")
 	case in.Name.Present() && invalid.Len(in.Name.V) > MaxNameLen:
 		l.Add("name", "must be at most %d characters", MaxNameLen)

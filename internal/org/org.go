@@ -43,7 +43,7 @@ type Service struct {
 // organization first when it does not exist. It returns the key's secret,
 // which is shown this once and stored only as a hash.
 func (s *Service) CreateKey(ctx context.Context, orgName string) (string, model.Organization, error) {
-	if orgName == "" || invalid.Len(orgName) > MaxNameLen {
+	if invalid.IsBlank(orgName) || invalid.Len(orgName) > MaxNameLen {
 		return "", model.Organization{}, fmt.Errorf("organization name must be 1 to %d characters", MaxNameLen)
 	}
 	var (
@@ -171,7 +171,7 @@ func (s *Service) Update(ctx context.Context, orgID string, in Input) (model.Org
 	switch {
 	case in.Name.Null:
 		l.Add("name", "must not be null")
-	case in.Name.Present() && (in.Name.V == "" || invalid.Len(in.Name.V) > MaxNameLen):
+	case in.Name.Present() && (invalid.IsBlank(in.Name.V) || invalid.Len(in.Name.V) > MaxNameLen):
 		l.Add("name", "must be 1 to %d characters", MaxNameLen)
 	}
 	switch {

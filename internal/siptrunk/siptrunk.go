@@ -61,7 +61,7 @@ func (in *Input) check(creating bool, l *invalid.List) {
 		l.Add("friendlyName", "is required")
 	}
 	if in.FriendlyName.Present() {
-		if in.FriendlyName.V == "" {
+		if invalid.IsBlank(in.FriendlyName.V) {
 			l.Add("friendlyName", "must not be empty")
 		} else if invalid.Len(in.FriendlyName.V) > MaxNameLen {
 			l.Add("friendlyName", "must be at most %d characters", MaxNameLen)

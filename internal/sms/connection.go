@@ -64,7 +64,7 @@ func requiredString(l *invalid.List, name string, f opt.Field[string], max int) 
 	switch {
 	case !f.Present():
 		l.Add(name, "is required")
-	case f.V == "":
+	case invalid.IsBlank(f.V):
 		l.Add(name, "must not be empty")
 	case max > 0 && invalid.Len(f.V) > max:
 		l.Add(name, "must be at most %d characters", max)
