@@ -17,20 +17,6 @@ const (
 	maxBatchIDs      = 100
 )
 
-func (s *Server) createAgent(w http.ResponseWriter, r *http.Request) {
-	var in agent.Input
-	if err := decode(r, &in); err != nil {
-		writeError(w, r, err)
-		return
-	}
-	v, err := s.Agents.Create(r.Context(), orgID(r), in)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeData(w, http.StatusCreated, presentAgent(v, false))
-}
-
 func (s *Server) listAgents(w http.ResponseWriter, r *http.Request) {
 	q := newQuery(r)
 	p := q.page()
@@ -97,49 +83,6 @@ func (s *Server) batchGetAgents(w http.ResponseWriter, r *http.Request) {
 	writeData(w, http.StatusOK, presentAgents(views, req.Minimal.V))
 }
 
-func (s *Server) getAgent(w http.ResponseWriter, r *http.Request) {
-	id, ok := pathID(w, r, "id")
-	if !ok {
-		return
-	}
-	v, err := s.Agents.Get(r.Context(), orgID(r), id)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeData(w, http.StatusOK, presentAgent(v, false))
-}
-
-func (s *Server) updateAgent(w http.ResponseWriter, r *http.Request) {
-	id, ok := pathID(w, r, "id")
-	if !ok {
-		return
-	}
-	var in agent.Input
-	if err := decode(r, &in); err != nil {
-		writeError(w, r, err)
-		return
-	}
-	v, err := s.Agents.Update(r.Context(), orgID(r), id, in)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeData(w, http.StatusOK, presentAgent(v, false))
-}
-
-func (s *Server) deleteAgent(w http.ResponseWriter, r *http.Request) {
-	id, ok := pathID(w, r, "id")
-	if !ok {
-		return
-	}
-	if err := s.Agents.Delete(r.Context(), orgID(r), id); err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeNoContent(w)
-}
-
 func (s *Server) duplicateAgent(w http.ResponseWriter, r *http.Request) {
 	id, ok := pathID(w, r, "id")
 	if !ok {
@@ -150,7 +93,7 @@ func (s *Server) duplicateAgent(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeData(w, http.StatusCreated, presentAgent(v, false))
+	writeData(w, http.StatusCreated, presentFullAgent(v))
 }
 
 // agentJSON is an agent as the API answers it: every field of the interface,
@@ -250,6 +193,9 @@ func presentAgent(v agent.View, minimal bool) agentJSON {
 	}
 	return out
 }
+
+// presentFullAgent is an agent answered on its own: never minimal.
+func presentFullAgent(v agent.View) agentJSON { return presentAgent(v, false) }
 
 func presentAgents(views []agent.View, minimal bool) []agentJSON {
 	out := make([]agentJSON, len(views))

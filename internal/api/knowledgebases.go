@@ -1,9 +1,6 @@
 package api
 
 import (
-	"net/http"
-
-	"github.com/parley-voice/parley/internal/knowledge"
 	"github.com/parley-voice/parley/internal/model"
 )
 
@@ -32,77 +29,4 @@ func withSources(kb model.KnowledgeBase) knowledgeBaseJSON {
 	sources := []any{}
 	out.Sources = &sources
 	return out
-}
-
-func (s *Server) createKnowledgeBase(w http.ResponseWriter, r *http.Request) {
-	var in knowledge.Input
-	if err := decode(r, &in); err != nil {
-		writeError(w, r, err)
-		return
-	}
-	kb, err := s.KnowledgeBases.Create(r.Context(), orgID(r), in)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeData(w, http.StatusCreated, withSources(kb))
-}
-
-func (s *Server) listKnowledgeBases(w http.ResponseWriter, r *http.Request) {
-	q := newQuery(r)
-	p := q.page()
-	sp := q.storePage(p)
-	if err := q.done(); err != nil {
-		writeError(w, r, err)
-		return
-	}
-	list, total, err := s.KnowledgeBases.List(r.Context(), orgID(r), sp)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writePage(w, mapSlice(list, presentKnowledgeBase), p, total)
-}
-
-func (s *Server) getKnowledgeBase(w http.ResponseWriter, r *http.Request) {
-	id, ok := pathID(w, r, "id")
-	if !ok {
-		return
-	}
-	kb, err := s.KnowledgeBases.Get(r.Context(), orgID(r), id)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeData(w, http.StatusOK, withSources(kb))
-}
-
-func (s *Server) updateKnowledgeBase(w http.ResponseWriter, r *http.Request) {
-	id, ok := pathID(w, r, "id")
-	if !ok {
-		return
-	}
-	var in knowledge.Input
-	if err := decode(r, &in); err != nil {
-		writeError(w, r, err)
-		return
-	}
-	kb, err := s.KnowledgeBases.Update(r.Context(), orgID(r), id, in)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeData(w, http.StatusOK, withSources(kb))
-}
-
-func (s *Server) deleteKnowledgeBase(w http.ResponseWriter, r *http.Request) {
-	id, ok := pathID(w, r, "id")
-	if !ok {
-		return
-	}
-	if err := s.KnowledgeBases.Delete(r.Context(), orgID(r), id); err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeNoContent(w)
 }

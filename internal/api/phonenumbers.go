@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"github.com/parley-voice/parley/internal/model"
-	"github.com/parley-voice/parley/internal/phonenumber"
 	"github.com/parley-voice/parley/internal/store"
 )
 
@@ -21,20 +20,6 @@ func presentPhoneNumber(n model.PhoneNumber) phoneNumberJSON {
 	return phoneNumberJSON{ID: n.ID, E164: n.E164, SIPTrunkID: n.SIPTrunkID, AgentID: n.AgentID, CreatedAt: ts(n.CreatedAt), UpdatedAt: ts(n.UpdatedAt)}
 }
 
-func (s *Server) createPhoneNumber(w http.ResponseWriter, r *http.Request) {
-	var in phonenumber.Input
-	if err := decode(r, &in); err != nil {
-		writeError(w, r, err)
-		return
-	}
-	n, err := s.PhoneNumbers.Create(r.Context(), orgID(r), in)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeData(w, http.StatusCreated, presentPhoneNumber(n))
-}
-
 func (s *Server) listPhoneNumbers(w http.ResponseWriter, r *http.Request) {
 	q := newQuery(r)
 	p := q.page()
@@ -49,47 +34,4 @@ func (s *Server) listPhoneNumbers(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writePage(w, mapSlice(list, presentPhoneNumber), p, total)
-}
-
-func (s *Server) getPhoneNumber(w http.ResponseWriter, r *http.Request) {
-	id, ok := pathID(w, r, "id")
-	if !ok {
-		return
-	}
-	n, err := s.PhoneNumbers.Get(r.Context(), orgID(r), id)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeData(w, http.StatusOK, presentPhoneNumber(n))
-}
-
-func (s *Server) updatePhoneNumber(w http.ResponseWriter, r *http.Request) {
-	id, ok := pathID(w, r, "id")
-	if !ok {
-		return
-	}
-	var in phonenumber.Input
-	if err := decode(r, &in); err != nil {
-		writeError(w, r, err)
-		return
-	}
-	n, err := s.PhoneNumbers.Update(r.Context(), orgID(r), id, in)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeData(w, http.StatusOK, presentPhoneNumber(n))
-}
-
-func (s *Server) deletePhoneNumber(w http.ResponseWriter, r *http.Request) {
-	id, ok := pathID(w, r, "id")
-	if !ok {
-		return
-	}
-	if err := s.PhoneNumbers.Delete(r.Context(), orgID(r), id); err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeNoContent(w)
 }
