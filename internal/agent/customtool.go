@@ -190,12 +190,7 @@ func (s *Service) CreateTool(ctx context.Context, orgID, agentID string, in Tool
 
 // Tool returns one of an agent's custom tools.
 func (s *Service) Tool(ctx context.Context, orgID, agentID, id string) (model.CustomTool, error) {
-	var t model.CustomTool
-	err := s.Store.View(ctx, func(tx store.Tx) (err error) {
-		t, err = tx.GetCustomTool(ctx, orgID, agentID, id)
-		return err
-	})
-	return t, err
+	return store.Read(ctx, s.Store, func(tx store.Tx) (model.CustomTool, error) { return tx.GetCustomTool(ctx, orgID, agentID, id) })
 }
 
 // nameTaken turns the store's uniqueness conflict into one the caller can read.

@@ -69,21 +69,12 @@ func (s *Service) Create(ctx context.Context, orgID string, in Input) (model.Fol
 
 // Get returns one folder.
 func (s *Service) Get(ctx context.Context, orgID, id string) (model.Folder, error) {
-	var f model.Folder
-	err := s.Store.View(ctx, func(tx store.Tx) (err error) {
-		f, err = tx.GetFolder(ctx, orgID, id)
-		return err
-	})
-	return f, err
+	return store.Read(ctx, s.Store, func(tx store.Tx) (model.Folder, error) { return tx.GetFolder(ctx, orgID, id) })
 }
 
 // List returns a page of folders and their total count.
-func (s *Service) List(ctx context.Context, orgID string, p store.Page) (list []model.Folder, total int, err error) {
-	err = s.Store.View(ctx, func(tx store.Tx) error {
-		list, total, err = tx.ListFolders(ctx, orgID, p)
-		return err
-	})
-	return list, total, err
+func (s *Service) List(ctx context.Context, orgID string, p store.Page) ([]model.Folder, int, error) {
+	return store.ReadPage(ctx, s.Store, func(tx store.Tx) ([]model.Folder, int, error) { return tx.ListFolders(ctx, orgID, p) })
 }
 
 // Update applies a partial update.

@@ -69,21 +69,12 @@ func (s *Service) Create(ctx context.Context, orgID string, in Input) (model.Kno
 
 // Get returns one knowledge base.
 func (s *Service) Get(ctx context.Context, orgID, id string) (model.KnowledgeBase, error) {
-	var kb model.KnowledgeBase
-	err := s.Store.View(ctx, func(tx store.Tx) (err error) {
-		kb, err = tx.GetKnowledgeBase(ctx, orgID, id)
-		return err
-	})
-	return kb, err
+	return store.Read(ctx, s.Store, func(tx store.Tx) (model.KnowledgeBase, error) { return tx.GetKnowledgeBase(ctx, orgID, id) })
 }
 
 // List returns a page of knowledge bases and their total count.
-func (s *Service) List(ctx context.Context, orgID string, p store.Page) (list []model.KnowledgeBase, total int, err error) {
-	err = s.Store.View(ctx, func(tx store.Tx) error {
-		list, total, err = tx.ListKnowledgeBases(ctx, orgID, p)
-		return err
-	})
-	return list, total, err
+func (s *Service) List(ctx context.Context, orgID string, p store.Page) ([]model.KnowledgeBase, int, error) {
+	return store.ReadPage(ctx, s.Store, func(tx store.Tx) ([]model.KnowledgeBase, int, error) { return tx.ListKnowledgeBases(ctx, orgID, p) })
 }
 
 // Update applies a partial update.

@@ -151,12 +151,7 @@ func (s *Service) RevokeKey(ctx context.Context, orgName, keyID string) error {
 
 // Get returns the organization.
 func (s *Service) Get(ctx context.Context, orgID string) (model.Organization, error) {
-	var o model.Organization
-	err := s.Store.View(ctx, func(tx store.Tx) (err error) {
-		o, err = tx.GetOrg(ctx, orgID)
-		return err
-	})
-	return o, err
+	return store.Read(ctx, s.Store, func(tx store.Tx) (model.Organization, error) { return tx.GetOrg(ctx, orgID) })
 }
 
 // Input is an organization partial-update request.

@@ -105,21 +105,12 @@ func registered(e164 string, err error) error {
 
 // Get returns one number.
 func (s *Service) Get(ctx context.Context, orgID, id string) (model.PhoneNumber, error) {
-	var n model.PhoneNumber
-	err := s.Store.View(ctx, func(tx store.Tx) (err error) {
-		n, err = tx.GetPhoneNumber(ctx, orgID, id)
-		return err
-	})
-	return n, err
+	return store.Read(ctx, s.Store, func(tx store.Tx) (model.PhoneNumber, error) { return tx.GetPhoneNumber(ctx, orgID, id) })
 }
 
 // List returns a page of numbers and their total count.
-func (s *Service) List(ctx context.Context, orgID string, f store.PhoneNumberFilter) (list []model.PhoneNumber, total int, err error) {
-	err = s.Store.View(ctx, func(tx store.Tx) error {
-		list, total, err = tx.ListPhoneNumbers(ctx, orgID, f)
-		return err
-	})
-	return list, total, err
+func (s *Service) List(ctx context.Context, orgID string, f store.PhoneNumberFilter) ([]model.PhoneNumber, int, error) {
+	return store.ReadPage(ctx, s.Store, func(tx store.Tx) ([]model.PhoneNumber, int, error) { return tx.ListPhoneNumbers(ctx, orgID, f) })
 }
 
 // Update applies a partial update (agentId null releases the number).

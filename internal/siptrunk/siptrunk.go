@@ -172,21 +172,12 @@ func (s *Service) Create(ctx context.Context, orgID string, in Input) (model.SIP
 
 // Get returns one trunk.
 func (s *Service) Get(ctx context.Context, orgID, id string) (model.SIPTrunk, error) {
-	var t model.SIPTrunk
-	err := s.Store.View(ctx, func(tx store.Tx) (err error) {
-		t, err = tx.GetSIPTrunk(ctx, orgID, id)
-		return err
-	})
-	return t, err
+	return store.Read(ctx, s.Store, func(tx store.Tx) (model.SIPTrunk, error) { return tx.GetSIPTrunk(ctx, orgID, id) })
 }
 
 // List returns a page of trunks and their total count.
-func (s *Service) List(ctx context.Context, orgID string, p store.Page) (list []model.SIPTrunk, total int, err error) {
-	err = s.Store.View(ctx, func(tx store.Tx) error {
-		list, total, err = tx.ListSIPTrunks(ctx, orgID, p)
-		return err
-	})
-	return list, total, err
+func (s *Service) List(ctx context.Context, orgID string, p store.Page) ([]model.SIPTrunk, int, error) {
+	return store.ReadPage(ctx, s.Store, func(tx store.Tx) ([]model.SIPTrunk, int, error) { return tx.ListSIPTrunks(ctx, orgID, p) })
 }
 
 // Update applies a partial update.

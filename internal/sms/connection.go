@@ -98,21 +98,14 @@ func (s *Connections) Create(ctx context.Context, orgID string, in ConnectionInp
 
 // Get returns one connection.
 func (s *Connections) Get(ctx context.Context, orgID, id string) (model.MessagingConnection, error) {
-	var c model.MessagingConnection
-	err := s.Store.View(ctx, func(tx store.Tx) (err error) {
-		c, err = tx.GetMessagingConnection(ctx, orgID, id)
-		return err
-	})
-	return c, err
+	return store.Read(ctx, s.Store, func(tx store.Tx) (model.MessagingConnection, error) { return tx.GetMessagingConnection(ctx, orgID, id) })
 }
 
 // List returns a page of connections and their total count.
-func (s *Connections) List(ctx context.Context, orgID string, p store.Page) (list []model.MessagingConnection, total int, err error) {
-	err = s.Store.View(ctx, func(tx store.Tx) error {
-		list, total, err = tx.ListMessagingConnections(ctx, orgID, p)
-		return err
+func (s *Connections) List(ctx context.Context, orgID string, p store.Page) ([]model.MessagingConnection, int, error) {
+	return store.ReadPage(ctx, s.Store, func(tx store.Tx) ([]model.MessagingConnection, int, error) {
+		return tx.ListMessagingConnections(ctx, orgID, p)
 	})
-	return list, total, err
 }
 
 // Delete removes a connection; agents using it lose it.
