@@ -68,11 +68,7 @@ func (s *Server) createCustomTool(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) getCustomTool(w http.ResponseWriter, r *http.Request) {
-	agentID, ok := pathID(w, r, "id")
-	if !ok {
-		return
-	}
-	toolID, ok := pathID(w, r, "toolId")
+	agentID, toolID, ok := toolPath(w, r)
 	if !ok {
 		return
 	}
@@ -85,11 +81,7 @@ func (s *Server) getCustomTool(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) updateCustomTool(w http.ResponseWriter, r *http.Request) {
-	agentID, ok := pathID(w, r, "id")
-	if !ok {
-		return
-	}
-	toolID, ok := pathID(w, r, "toolId")
+	agentID, toolID, ok := toolPath(w, r)
 	if !ok {
 		return
 	}
@@ -107,11 +99,7 @@ func (s *Server) updateCustomTool(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) deleteCustomTool(w http.ResponseWriter, r *http.Request) {
-	agentID, ok := pathID(w, r, "id")
-	if !ok {
-		return
-	}
-	toolID, ok := pathID(w, r, "toolId")
+	agentID, toolID, ok := toolPath(w, r)
 	if !ok {
 		return
 	}
@@ -120,4 +108,13 @@ func (s *Server) deleteCustomTool(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeNoContent(w)
+}
+
+// toolPath reads the agent and tool ids of /agents/{id}/custom-tools/{toolId}.
+func toolPath(w http.ResponseWriter, r *http.Request) (agentID, toolID string, ok bool) {
+	if agentID, ok = pathID(w, r, "id"); !ok {
+		return "", "", false
+	}
+	toolID, ok = pathID(w, r, "toolId")
+	return agentID, toolID, ok
 }

@@ -13,14 +13,7 @@ import (
 	"testing"
 
 	parley "github.com/parley-voice/parley"
-	"github.com/parley-voice/parley/internal/agent"
-	"github.com/parley-voice/parley/internal/folder"
-	"github.com/parley-voice/parley/internal/knowledge"
-	"github.com/parley-voice/parley/internal/org"
-	"github.com/parley-voice/parley/internal/phonenumber"
 	"github.com/parley-voice/parley/internal/secret"
-	"github.com/parley-voice/parley/internal/siptrunk"
-	"github.com/parley-voice/parley/internal/sms"
 	"github.com/parley-voice/parley/internal/store"
 	"github.com/parley-voice/parley/internal/store/sqlite"
 )
@@ -55,18 +48,9 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	orgs := &org.Service{Store: st, Box: box, DefaultConcurrencyLimit: 10}
 	cfg := Config{
-		Services: Services{
-			Orgs:                 orgs,
-			Agents:               &agent.Service{Store: st},
-			Folders:              &folder.Service{Store: st},
-			SIPTrunks:            &siptrunk.Service{Store: st, Box: box},
-			PhoneNumbers:         &phonenumber.Service{Store: st},
-			MessagingConnections: &sms.Connections{Store: st, Box: box},
-			KnowledgeBases:       &knowledge.Service{Store: st},
-		},
-		Store: st, OpenAPI: parley.OpenAPI,
+		Services: NewServices(st, box, 10),
+		Store:    st, OpenAPI: parley.OpenAPI,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
 	for _, o := range opts {
@@ -82,10 +66,10 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 		srv.Close()
 		st.Close()
 	})
-	if e.key, _, err = orgs.CreateKey(ctx, "acme"); err != nil {
+	if e.key, _, err = cfg.Orgs.CreateKey(ctx, "acme"); err != nil {
 		t.Fatal(err)
 	}
-	if e.otherKey, _, err = orgs.CreateKey(ctx, "globex"); err != nil {
+	if e.otherKey, _, err = cfg.Orgs.CreateKey(ctx, "globex"); err != nil {
 		t.Fatal(err)
 	}
 	return e

@@ -10,15 +10,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	parley "github.com/parley-voice/parley"
-	"github.com/parley-voice/parley/internal/agent"
 	"github.com/parley-voice/parley/internal/api"
-	"github.com/parley-voice/parley/internal/folder"
-	"github.com/parley-voice/parley/internal/knowledge"
 	"github.com/parley-voice/parley/internal/org"
-	"github.com/parley-voice/parley/internal/phonenumber"
 	"github.com/parley-voice/parley/internal/secret"
-	"github.com/parley-voice/parley/internal/siptrunk"
-	"github.com/parley-voice/parley/internal/sms"
 	"github.com/parley-voice/parley/internal/store"
 	"github.com/parley-voice/parley/internal/store/postgres"
 	"github.com/parley-voice/parley/internal/store/sqlite"
@@ -82,23 +76,15 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	orgs := &org.Service{Store: st, Box: box, DefaultConcurrencyLimit: c.MaxConcurrentCalls}
+	services := api.NewServices(st, box, c.MaxConcurrentCalls)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	server := api.New(api.Config{
-		Services: api.Services{
-			Orgs:                 orgs,
-			Agents:               &agent.Service{Store: st},
-			Folders:              &folder.Service{Store: st},
-			SIPTrunks:            &siptrunk.Service{Store: st, Box: box},
-			PhoneNumbers:         &phonenumber.Service{Store: st},
-			MessagingConnections: &sms.Connections{Store: st, Box: box},
-			KnowledgeBases:       &knowledge.Service{Store: st},
-		},
-		Store: st, OpenAPI: parley.OpenAPI, Logger: log, Registry: reg,
+		Services: services,
+		Store:    st, OpenAPI: parley.OpenAPI, Logger: log, Registry: reg,
 		RateLimit: c.RateLimit, RateBurst: c.RateBurst,
 	})
-	return &App{Config: c, Store: st, Orgs: orgs, API: server, Log: log}, nil
+	return &App{Config: c, Store: st, Orgs: services.Orgs, API: server, Log: log}, nil
 }
 
 // Close releases the store.
