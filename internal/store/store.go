@@ -37,6 +37,7 @@ type Tx interface {
 	PhoneNumbers
 	MessagingConnections
 	KnowledgeBases
+	Calls
 }
 
 // Orgs persists organizations.

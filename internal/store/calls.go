@@ -1,0 +1,77 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/parley-voice/parley/internal/model"
+)
+
+// Calls persists calls, the queue they wait in and the leases of the nodes
+// running them.
+type Calls interface {
+	CreateCall(ctx context.Context, c *model.Call) error
+	GetCall(ctx context.Context, orgID, id string) (model.Call, error)
+	// GetCalls returns the calls among ids that exist in the organization.
+	GetCalls(ctx context.Context, orgID string, ids []string) ([]model.Call, error)
+	ListCalls(ctx context.Context, orgID string, f CallFilter) ([]model.Call, int, error)
+	// UpdateCall writes every field of c (found by OrgID and ID).
+	UpdateCall(ctx context.Context, c *model.Call) error
+
+	// LockOrg serialises admission decisions for one organization until the
+	// transaction ends (PostgreSQL: a row lock on the organization; SQLite's
+	// single writer already serialises every write transaction). It returns
+	// the organization as locked.
+	LockOrg(ctx context.Context, orgID string) (model.Organization, error)
+	// CountLiveCalls counts the organization's calls that hold a line.
+	CountLiveCalls(ctx context.Context, orgID string) (int, error)
+	// OldestQueuedCalls returns up to n of the organization's QUEUED calls,
+	// oldest first (created_at, then id): the FIFO order of the queue.
+	OldestQueuedCalls(ctx context.Context, orgID string, n int) ([]model.Call, error)
+	// OrgsWithQueuedCalls lists the organizations that have QUEUED calls.
+	OrgsWithQueuedCalls(ctx context.Context) ([]string, error)
+
+	// RenewLeases extends until the lease of every live call owned by owner,
+	// across organizations, and returns how many it renewed.
+	RenewLeases(ctx context.Context, owner string, until time.Time) (int, error)
+	// ExpiredLiveCalls returns live calls whose lease expired before now, or,
+	// when owner is not empty, every live call owned by owner (a node that
+	// restarts reclaims its own calls at once). Across organizations, at most n.
+	ExpiredLiveCalls(ctx context.Context, owner string, now time.Time, n int) ([]model.Call, error)
+	// PendingPostCallWebhooks returns ended calls that have a
+	// PostCallWebhookURL and no PostCallWebhookStatus, oldest first, at most n.
+	PendingPostCallWebhooks(ctx context.Context, n int) ([]model.Call, error)
+}
+
+// Call list sort keys.
+const (
+	CallSortCreatedAt       = "createdAt"
+	CallSortStartedAt       = "startedAt"
+	CallSortEndedAt         = "endedAt"
+	CallSortDurationSeconds = "durationSeconds"
+	CallSortStatus          = "status"
+	CallSortDirection       = "direction"
+)
+
+// CallFilter narrows and orders a call list. Empty values mean "any".
+// Sorting by a nullable key puts nulls last in both directions; ties break by
+// id in the sort direction.
+type CallFilter struct {
+	Page
+	SortBy     string
+	Statuses   []string
+	Direction  string
+	AgentID    string
+	FolderID   string // a folder id or FolderNone; calls whose agent was deleted never match
+	SIPTrunkID string
+	FromNumber string
+	ToNumber   string
+	// CreatedFrom and CreatedTo bound createdAt, inclusive; zero means open.
+	CreatedFrom time.Time
+	CreatedTo   time.Time
+	// Query is a case-insensitive substring of the from or to number, the
+	// agent name or the summary (% and _ literal).
+	Query string
+	// Minimal leaves Transcript, Summary, Metrics and Variables unloaded.
+	Minimal bool
+}
