@@ -1,0 +1,121 @@
+package call
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/parley-voice/parley/internal/invalid"
+	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/opt"
+	"github.com/parley-voice/parley/internal/store"
+)
+
+// MaxCallerIDNameLen is the longest callerIdName, in characters.
+const MaxCallerIDNameLen = 15
+
+// Input is a POST /calls request.
+type Input struct {
+	AgentID      opt.Field[string]         `json:"agentId"`
+	ToNumber     opt.Field[string]         `json:"toNumber"`
+	FromNumber   opt.Field[string]         `json:"fromNumber"`
+	Variables    opt.Field[map[string]any] `json:"variables"`
+	CallerIDName opt.Field[string]         `json:"callerIdName"`
+	SkipQueue    opt.Field[bool]           `json:"skipQueue"`
+}
+
+func (in *Input) check(l *invalid.List) {
+	if !in.AgentID.Present() {
+		l.Add("agentId", "is required")
+	} else if !model.IsUUID(in.AgentID.V) {
+		l.Add("agentId", "must be a UUID")
+	}
+	for name, f := range map[string]opt.Field[string]{"toNumber": in.ToNumber, "fromNumber": in.FromNumber} {
+		switch {
+		case !f.Present():
+			l.Add(name, "is required")
+		case !invalid.IsE164(f.V):
+			l.Add(name, "must be an E.164 number such as +14155550100")
+		}
+	}
+	if in.CallerIDName.Present() {
+		if n := invalid.Len(in.CallerIDName.V); n < 1 || n > MaxCallerIDNameLen {
+			l.Add("callerIdName", "must be 1 to %d characters", MaxCallerIDNameLen)
+		}
+	}
+	if in.SkipQueue.Null {
+		l.Add("skipQueue", "must not be null")
+	}
+}
+
+// Service builds and reads call records.
+type Service struct {
+	Store store.Store
+}
+
+// NewOutbound checks in and builds the outbound call it asks for: the
+// agent's name and trunk, the merged variables, and the prompt and first
+// message rendered from them. The call is not stored; the queue places it.
+// An agent that does not exist in the organization, or is disabled, is a
+// validation error naming agentId.
+func (s *Service) NewOutbound(ctx context.Context, orgID string, in Input) (model.Call, error) {
+	var l invalid.List
+	in.check(&l)
+	var a model.Agent
+	if !l.Has("agentId") {
+		var err error
+		a, err = store.Read(ctx, s.Store, func(tx store.Tx) (model.Agent, error) { return tx.GetAgent(ctx, orgID, in.AgentID.V) })
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			l.Add("agentId", "names no agent in this organization")
+		case err != nil:
+			return model.Call{}, err
+		case a.Status != model.AgentActive:
+			l.Add("agentId", "names a disabled agent")
+		}
+	}
+	if err := l.Err(); err != nil {
+		return model.Call{}, err
+	}
+	now := model.Now()
+	vars := Merge(a.Config.DefaultVariables,
+		SystemVariables(a, model.Outbound, in.FromNumber.V, in.ToNumber.V, now), in.Variables.V)
+	c := model.Call{
+		ID: model.NewID(), OrgID: orgID, AgentID: a.ID, AgentName: a.Name, AgentCallerIDName: in.CallerIDName.Ptr(),
+		SIPTrunkID: a.SIPTrunkID, Direction: model.Outbound, FromNumber: in.FromNumber.V, ToNumber: in.ToNumber.V,
+		Variables: vars, Prompt: Render(a.Config.PromptTemplate, vars),
+		Transcript: []map[string]any{}, Metrics: map[string]any{},
+	}
+	if a.Config.FirstMessage != nil {
+		m := Render(*a.Config.FirstMessage, vars)
+		c.FirstMessage = &m
+	}
+	return c, nil
+}
+
+// Get returns one call.
+func (s *Service) Get(ctx context.Context, orgID, id string) (model.Call, error) {
+	return store.Read(ctx, s.Store, func(tx store.Tx) (model.Call, error) { return tx.GetCall(ctx, orgID, id) })
+}
+
+// List returns a page of calls and the number matching the filter.
+func (s *Service) List(ctx context.Context, orgID string, f store.CallFilter) ([]model.Call, int, error) {
+	return store.ReadPage(ctx, s.Store, func(tx store.Tx) ([]model.Call, int, error) { return tx.ListCalls(ctx, orgID, f) })
+}
+
+// BatchGet returns the calls among ids that exist in the organization, in
+// the order asked, each once.
+func (s *Service) BatchGet(ctx context.Context, orgID string, ids []string) ([]model.Call, error) {
+	calls, err := store.Read(ctx, s.Store, func(tx store.Tx) ([]model.Call, error) { return tx.GetCalls(ctx, orgID, ids) })
+	if err != nil {
+		return nil, err
+	}
+	order := map[string]int{}
+	for i, id := range ids {
+		if _, seen := order[id]; !seen {
+			order[id] = i
+		}
+	}
+	slices.SortFunc(calls, func(a, b model.Call) int { return order[a.ID] - order[b.ID] })
+	return calls, nil
+}

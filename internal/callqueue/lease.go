@@ -1,0 +1,125 @@
+package callqueue
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/parley-voice/parley/internal/call"
+	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/store"
+)
+
+// reapBatch bounds how many lost calls one pass ends.
+const reapBatch = 100
+
+var endOfTime = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// heartbeat renews this server's leases, and stops local workers whose call
+// was ended elsewhere (canceled through another server).
+func (q *Queue) heartbeat(ctx context.Context) {
+	until := model.Now().Add(q.o.LeaseTTL)
+	err := q.o.Store.Update(ctx, func(tx store.Tx) error {
+		_, err := tx.RenewLeases(ctx, q.o.Node, until)
+		return err
+	})
+	if err != nil {
+		q.logErr(ctx, "renew call leases", err)
+	}
+	q.mu.Lock()
+	byOrg := map[string][]string{}
+	for id, w := range q.running {
+		byOrg[w.call.OrgID] = append(byOrg[w.call.OrgID], id)
+	}
+	q.mu.Unlock()
+	for orgID, ids := range byOrg {
+		calls, err := store.Read(ctx, q.o.Store, func(tx store.Tx) ([]model.Call, error) { return tx.GetCalls(ctx, orgID, ids) })
+		if err != nil {
+			q.logErr(ctx, "check running calls", err)
+			continue
+		}
+		for _, c := range calls {
+			if call.IsFinal(c.Status) {
+				q.mu.Lock()
+				if w := q.running[c.ID]; w != nil {
+					w.cancel(errGone)
+				}
+				q.mu.Unlock()
+			}
+		}
+	}
+}
+
+// reap ends live calls whose server is gone. At start it also ends this
+// server's own calls from its previous run (SERVER_RESTART) — every live
+// call, when the database is this server's alone.
+func (q *Queue) reap(ctx context.Context, starting bool) {
+	for {
+		var ended []model.Call
+		found := 0
+		err := q.o.Store.Update(ctx, func(tx store.Tx) error {
+			ended = nil
+			owner, cutoff := "", model.Now()
+			if starting {
+				owner = q.o.Node
+				if q.o.ReclaimAllOnStart {
+					cutoff = endOfTime // every live call counts as lost
+				}
+			}
+			now := model.Now()
+			lost, err := tx.ExpiredLiveCalls(ctx, owner, cutoff, reapBatch)
+			if err != nil {
+				return err
+			}
+			found = len(lost)
+			for _, c := range lost {
+				if q.isRunning(c.ID) {
+					continue // ours and alive: its lease is merely late
+				}
+				ch := call.Change{To: model.CallFailed, HangupCause: call.CauseLeaseExpired}
+				switch {
+				case starting && (q.o.ReclaimAllOnStart || (c.LeaseOwner != nil && *c.LeaseOwner == q.o.Node)):
+					ch.HangupCause, ch.ErrorMessage = call.CauseServerRestart, "the server restarted during the call"
+				default:
+					ch.ErrorMessage = fmt.Sprintf("the server running the call (%s) stopped renewing its lease", deref(c.LeaseOwner))
+				}
+				if err := call.Apply(&c, ch, now); err != nil {
+					return err
+				}
+				if err := q.capturePostCallURL(ctx, tx, &c); err != nil {
+					return err
+				}
+				if err := tx.UpdateCall(ctx, &c); err != nil {
+					return err
+				}
+				ended = append(ended, c)
+			}
+			return nil
+		})
+		if err != nil {
+			q.logErr(ctx, "end lost calls", err)
+			return
+		}
+		for _, c := range ended {
+			q.o.Logger.Warn("ended a lost call", "call_id", c.ID, "org_id", c.OrgID, "cause", *c.HangupCause)
+			q.o.Metrics.ended.WithLabelValues(c.Status, *c.HangupCause).Inc()
+			q.deliver(c)
+		}
+		if found < reapBatch || len(ended) == 0 {
+			return
+		}
+	}
+}
+
+func (q *Queue) isRunning(id string) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.running[id] != nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "unknown"
+	}
+	return *s
+}

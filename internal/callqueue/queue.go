@@ -1,0 +1,305 @@
+package callqueue
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/parley-voice/parley/internal/call"
+	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/store"
+)
+
+// ErrConcurrencyLimit: skipQueue was asked while every line is taken.
+var ErrConcurrencyLimit = errors.New("the organization's concurrency limit is reached")
+
+// PostCaller delivers post-call webhooks (package webhook).
+type PostCaller interface {
+	// PostCall delivers body to url once and says "sent", "failed" or "skipped".
+	PostCall(ctx context.Context, url, secret string, body []byte) string
+}
+
+// Options configure a Queue.
+type Options struct {
+	Store  store.Store
+	Dialer call.Dialer
+	// Webhooks delivers post-call webhooks; Secret finds an organization's
+	// signing secret ("" for none).
+	Webhooks PostCaller
+	Secret   func(ctx context.Context, orgID string) (string, error)
+	// Node names this server; it owns the leases of the calls it runs. It
+	// must be stable across restarts of the same server and unique among
+	// servers sharing a database.
+	Node string
+	// ReclaimAllOnStart ends every live call found at start as
+	// SERVER_RESTART: right for an embedded database only one server uses.
+	ReclaimAllOnStart bool
+	// LeaseTTL is how long a lease lasts without renewal (default 30s).
+	LeaseTTL time.Duration
+	// Poll is how often queued calls are looked for when nothing woke the
+	// dispatcher (other servers' calls ending; default 1s).
+	Poll time.Duration
+	// Drain is how long live calls may go on after shutdown starts before
+	// they are hung up (default 30s).
+	Drain   time.Duration
+	Logger  *slog.Logger
+	Metrics *Metrics
+}
+
+// Queue is the call plane of one server.
+type Queue struct {
+	o    Options
+	wake chan struct{}
+
+	mu       sync.Mutex
+	running  map[string]*worker // by call id
+	inFlight map[string]bool    // post-call deliveries under way
+	base     context.Context    // canceled when live calls must stop
+	stop     context.CancelFunc
+	workers  sync.WaitGroup
+	sends    sync.WaitGroup
+	started  chan struct{}
+}
+
+// New returns a Queue; Run starts it.
+func New(o Options) *Queue {
+	if o.LeaseTTL <= 0 {
+		o.LeaseTTL = 30 * time.Second
+	}
+	if o.Poll <= 0 {
+		o.Poll = time.Second
+	}
+	if o.Drain <= 0 {
+		o.Drain = 30 * time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Metrics == nil {
+		o.Metrics = NewMetrics(nil)
+	}
+	base, stop := context.WithCancel(context.Background())
+	return &Queue{
+		o: o, wake: make(chan struct{}, 1), running: map[string]*worker{}, inFlight: map[string]bool{},
+		base: base, stop: stop, started: make(chan struct{}),
+	}
+}
+
+// Wake asks the dispatcher to look at the queue now.
+func (q *Queue) Wake() {
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Place stores a new call, admitted (INITIATED) when a line is free and no
+// call of the organization waits ahead of it, queued (QUEUED) otherwise.
+// With skipQueue the call jumps the queue, and when every line is taken it
+// is refused with ErrConcurrencyLimit and nothing is stored. The decision
+// and the insert are one transaction under the organization's lock, so
+// concurrent requests never admit more calls than the limit.
+func (q *Queue) Place(ctx context.Context, c *model.Call, skipQueue bool) error {
+	now := model.Now()
+	c.Status, c.CreatedAt, c.UpdatedAt = model.CallQueued, now, now
+	admitted := false
+	err := q.o.Store.Update(ctx, func(tx store.Tx) error {
+		org, err := tx.LockOrg(ctx, c.OrgID)
+		if err != nil {
+			return err
+		}
+		live, err := tx.CountLiveCalls(ctx, c.OrgID)
+		if err != nil {
+			return err
+		}
+		free := live < org.ConcurrencyLimit
+		if skipQueue && !free {
+			return ErrConcurrencyLimit
+		}
+		admitted = free
+		if admitted && !skipQueue {
+			ahead, err := tx.OldestQueuedCalls(ctx, c.OrgID, 1)
+			if err != nil {
+				return err
+			}
+			admitted = len(ahead) == 0
+		}
+		if admitted {
+			if err := q.admit(c, now); err != nil {
+				return err
+			}
+		}
+		return tx.CreateCall(ctx, c)
+	})
+	switch {
+	case errors.Is(err, ErrConcurrencyLimit):
+		q.o.Metrics.placed.WithLabelValues("rejected").Inc()
+		return err
+	case err != nil:
+		return err
+	case admitted:
+		q.o.Metrics.placed.WithLabelValues("admitted").Inc()
+		q.start(*c)
+	default:
+		q.o.Metrics.placed.WithLabelValues("queued").Inc()
+		q.Wake()
+	}
+	return nil
+}
+
+// admit moves a queued call to INITIATED under this server's lease.
+func (q *Queue) admit(c *model.Call, now time.Time) error {
+	if err := call.Apply(c, call.Change{To: model.CallInitiated}, now); err != nil {
+		return err
+	}
+	until := now.Add(q.o.LeaseTTL)
+	c.LeaseOwner, c.LeaseExpiresAt = &q.o.Node, &until
+	q.o.Metrics.queueWait.Observe(now.Sub(c.CreatedAt).Seconds())
+	return nil
+}
+
+// Run recovers what a previous run left, then dispatches queued calls,
+// renews leases, reaps lost calls and delivers pending post-call webhooks
+// until ctx ends. Then it stops dispatching, lets live calls finish for up to
+// Drain, hangs up the rest (FAILED, SERVER_SHUTDOWN), and returns once every
+// call and delivery it started is done. Queued calls stay queued.
+func (q *Queue) Run(ctx context.Context) error {
+	close(q.started)
+	q.reap(ctx, true)
+	q.sweepWebhooks(ctx)
+	q.dispatch(ctx)
+
+	var loops sync.WaitGroup
+	every := func(d time.Duration, fn func()) {
+		loops.Add(1)
+		go func() {
+			defer loops.Done()
+			t := time.NewTicker(d)
+			defer t.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+					fn()
+				}
+			}
+		}()
+	}
+	every(q.o.LeaseTTL/3, func() { q.heartbeat(ctx) })
+	every(q.o.LeaseTTL/2, func() { q.reap(ctx, false) })
+	every(sweepEvery, func() { q.sweepWebhooks(ctx) })
+	loops.Add(1)
+	go func() {
+		defer loops.Done()
+		t := time.NewTicker(q.o.Poll)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-q.wake:
+			case <-t.C:
+			}
+			q.dispatch(ctx)
+		}
+	}()
+	<-ctx.Done()
+	loops.Wait()
+	q.shutdown()
+	return nil
+}
+
+// shutdown lets live calls finish for up to Drain, then hangs them up. Leases
+// keep being renewed meanwhile, so no other server reaps them.
+func (q *Queue) shutdown() {
+	done := make(chan struct{})
+	go func() {
+		q.workers.Wait()
+		close(done)
+	}()
+	renew := time.NewTicker(q.o.LeaseTTL / 3)
+	defer renew.Stop()
+	drain := time.NewTimer(q.o.Drain)
+	defer drain.Stop()
+	for waiting := true; waiting; {
+		select {
+		case <-done:
+			waiting = false
+		case <-renew.C:
+			q.heartbeat(context.Background())
+		case <-drain.C:
+			q.o.Logger.Warn("drain timeout: hanging up live calls", "calls", q.liveCount())
+			q.stop()
+			<-done
+			waiting = false
+		}
+	}
+	q.stop()
+	q.sends.Wait()
+}
+
+func (q *Queue) liveCount() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.running)
+}
+
+// dispatch admits queued calls wherever a line is free, oldest first per
+// organization, and starts them.
+func (q *Queue) dispatch(ctx context.Context) {
+	var orgs []string
+	err := q.o.Store.View(ctx, func(tx store.Tx) (err error) {
+		orgs, err = tx.OrgsWithQueuedCalls(ctx)
+		return err
+	})
+	if err != nil {
+		q.logErr(ctx, "list organizations with queued calls", err)
+		return
+	}
+	for _, orgID := range orgs {
+		var admitted []model.Call
+		err := q.o.Store.Update(ctx, func(tx store.Tx) error {
+			admitted = nil
+			org, err := tx.LockOrg(ctx, orgID)
+			if err != nil {
+				return err
+			}
+			live, err := tx.CountLiveCalls(ctx, orgID)
+			if err != nil || live >= org.ConcurrencyLimit {
+				return err
+			}
+			next, err := tx.OldestQueuedCalls(ctx, orgID, org.ConcurrencyLimit-live)
+			if err != nil {
+				return err
+			}
+			now := model.Now()
+			for _, c := range next {
+				if err := q.admit(&c, now); err != nil {
+					return err
+				}
+				if err := tx.UpdateCall(ctx, &c); err != nil {
+					return err
+				}
+				admitted = append(admitted, c)
+			}
+			return nil
+		})
+		if err != nil {
+			q.logErr(ctx, "dispatch queued calls", err, "org_id", orgID)
+			continue
+		}
+		for _, c := range admitted {
+			q.start(c)
+		}
+	}
+}
+
+func (q *Queue) logErr(ctx context.Context, msg string, err error, attrs ...any) {
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		return // shutting down
+	}
+	q.o.Logger.ErrorContext(ctx, msg, append(attrs, "err", err)...)
+}

@@ -1,0 +1,245 @@
+package callqueue
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/parley-voice/parley/internal/call"
+	"github.com/parley-voice/parley/internal/invalid"
+	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/store"
+)
+
+// worker runs one admitted call on this server.
+type worker struct {
+	call   model.Call
+	cancel context.CancelCauseFunc
+	done   chan struct{} // closed when the worker has written its end
+
+	mu   sync.Mutex
+	line call.Line
+}
+
+// errAPIEnded cancels a worker because the API canceled or ended its call;
+// errGone because the call ended elsewhere (another server canceled it).
+var (
+	errAPIEnded = errors.New(call.CauseAPIEnded)
+	errGone     = errors.New("call ended elsewhere")
+)
+
+// start runs c (INITIATED, leased to this server) in its own goroutine.
+func (q *Queue) start(c model.Call) {
+	ctx, cancel := context.WithCancelCause(q.base)
+	w := &worker{call: c, cancel: cancel, done: make(chan struct{})}
+	q.mu.Lock()
+	q.running[c.ID] = w
+	q.mu.Unlock()
+	q.o.Metrics.live.Inc()
+	q.workers.Add(1)
+	go func() {
+		defer q.workers.Done()
+		defer func() {
+			q.mu.Lock()
+			delete(q.running, c.ID)
+			q.mu.Unlock()
+			q.o.Metrics.live.Dec()
+			cancel(nil)
+			close(w.done)
+			q.Wake() // a line is free
+		}()
+		q.run(ctx, w)
+	}()
+}
+
+// run dials the call and follows it to its end.
+func (q *Queue) run(ctx context.Context, w *worker) {
+	c := w.call
+	log := q.o.Logger.With("call_id", c.ID, "org_id", c.OrgID)
+	if err := q.agentAvailable(ctx, c); err != nil {
+		q.end(c, call.Change{To: model.CallFailed, HangupCause: call.CauseAgentUnavailable, ErrorMessage: err.Error()})
+		return
+	}
+	req := call.DialRequest{CallID: c.ID, OrgID: c.OrgID, AgentID: c.AgentID, FromNumber: c.FromNumber, ToNumber: c.ToNumber, SIPTrunkID: c.SIPTrunkID}
+	if c.AgentCallerIDName != nil {
+		req.CallerIDName = *c.AgentCallerIDName
+	}
+	line, err := q.o.Dialer.Dial(ctx, req, func() {
+		q.transition(c, call.Change{To: model.CallRinging})
+	})
+	if err != nil {
+		var dialErr *call.DialError
+		switch {
+		case errors.As(err, &dialErr):
+			q.end(c, call.Change{To: model.CallFailed, HangupCause: dialErr.Cause, ErrorMessage: dialErr.Message})
+		case ctx.Err() != nil:
+			q.ended(c, context.Cause(ctx), false)
+		default:
+			log.Error("dial failed", "err", err)
+			q.end(c, call.Change{To: model.CallFailed, HangupCause: call.CauseDialFailed, ErrorMessage: err.Error()})
+		}
+		return
+	}
+	w.mu.Lock()
+	w.line = line
+	w.mu.Unlock()
+	if !q.transition(c, call.Change{To: model.CallInProgress}) {
+		line.Hangup(call.CauseAPIEnded)
+		return
+	}
+	select {
+	case <-line.Ended():
+	case <-ctx.Done():
+		q.ended(c, context.Cause(ctx), true)
+		line.Hangup(hangupCause(context.Cause(ctx)))
+		return
+	}
+	r := line.Result()
+	q.end(c, call.Change{To: r.Status, HangupCause: r.HangupCause, ErrorMessage: r.ErrorMessage})
+}
+
+func hangupCause(err error) string {
+	if errors.Is(err, errAPIEnded) {
+		return call.CauseAPIEnded
+	}
+	return call.CauseServerShutdown
+}
+
+// ended records the end of a call stopped from our side: canceled through the
+// API (CANCELED before answer, COMPLETED after), ended elsewhere (nothing to
+// write), or cut by shutdown (FAILED).
+func (q *Queue) ended(c model.Call, cause error, answered bool) {
+	switch {
+	case errors.Is(cause, errGone):
+	case errors.Is(cause, errAPIEnded) && answered:
+		q.end(c, call.Change{To: model.CallCompleted, HangupCause: call.CauseAPIEnded})
+	case errors.Is(cause, errAPIEnded):
+		q.end(c, call.Change{To: model.CallCanceled, HangupCause: call.CauseAPIEnded})
+	default:
+		q.end(c, call.Change{To: model.CallFailed, HangupCause: call.CauseServerShutdown, ErrorMessage: "the server shut down during the call"})
+	}
+}
+
+func (q *Queue) agentAvailable(ctx context.Context, c model.Call) error {
+	a, err := store.Read(ctx, q.o.Store, func(tx store.Tx) (model.Agent, error) { return tx.GetAgent(ctx, c.OrgID, c.AgentID) })
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return errors.New("the agent was deleted before the call was placed")
+	case err != nil:
+		return err
+	case a.Status != model.AgentActive:
+		return errors.New("the agent was disabled before the call was placed")
+	}
+	return nil
+}
+
+// transition applies a non-final change; false when the call is already
+// over (ended elsewhere), so the caller stops.
+func (q *Queue) transition(c model.Call, ch call.Change) bool {
+	_, ok := q.write(c.OrgID, c.ID, ch)
+	return ok
+}
+
+// end applies a final change, then delivers the post-call webhook.
+func (q *Queue) end(c model.Call, ch call.Change) {
+	ended, ok := q.write(c.OrgID, c.ID, ch)
+	if !ok {
+		return
+	}
+	cause := ""
+	if ended.HangupCause != nil {
+		cause = *ended.HangupCause
+	}
+	q.o.Metrics.ended.WithLabelValues(ended.Status, cause).Inc()
+	q.deliver(ended)
+}
+
+// write applies ch to the stored call in one transaction. A change to a call
+// that is already final is a race (it ended elsewhere) and writes nothing;
+// any other illegal change is a bug: logged and refused.
+func (q *Queue) write(orgID, id string, ch call.Change) (model.Call, bool) {
+	ctx := context.WithoutCancel(q.base)
+	var c model.Call
+	err := q.o.Store.Update(ctx, func(tx store.Tx) error {
+		var err error
+		if c, err = tx.GetCall(ctx, orgID, id); err != nil {
+			return err
+		}
+		if err := call.Apply(&c, ch, model.Now()); err != nil {
+			return err
+		}
+		if call.IsFinal(c.Status) {
+			if err := q.capturePostCallURL(ctx, tx, &c); err != nil {
+				return err
+			}
+		}
+		return tx.UpdateCall(ctx, &c)
+	})
+	var illegal *call.IllegalTransition
+	switch {
+	case errors.As(err, &illegal) && call.IsFinal(illegal.From):
+		return c, false
+	case err != nil:
+		q.o.Logger.Error("call state change refused", "call_id", id, "org_id", orgID, "to", ch.To, "err", err)
+		return c, false
+	}
+	return c, true
+}
+
+// capturePostCallURL records where the post-call webhook goes, as the agent
+// says when the call ends: skipped when the agent has no URL (or is gone).
+func (q *Queue) capturePostCallURL(ctx context.Context, tx store.Tx, c *model.Call) error {
+	a, err := tx.GetAgent(ctx, c.OrgID, c.AgentID)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	if err == nil && a.Config.PostCallWebhookURL != nil {
+		c.PostCallWebhookURL = a.Config.PostCallWebhookURL
+		return nil
+	}
+	skipped := model.WebhookSkipped
+	c.PostCallWebhookStatus = &skipped
+	return nil
+}
+
+// Cancel ends a call through the API: a queued call becomes CANCELED at
+// once; a dialing or ringing call is abandoned (CANCELED); a live call is
+// hung up (COMPLETED, API_ENDED). Canceling a call that is over is a
+// conflict. The call is returned as it stands after the request.
+func (q *Queue) Cancel(ctx context.Context, orgID, id string) (model.Call, error) {
+	for {
+		c, err := store.Read(ctx, q.o.Store, func(tx store.Tx) (model.Call, error) { return tx.GetCall(ctx, orgID, id) })
+		if err != nil {
+			return c, err
+		}
+		if call.IsFinal(c.Status) {
+			return c, &invalid.Conflict{Message: "the call has already ended (" + c.Status + ")"}
+		}
+		q.mu.Lock()
+		w := q.running[id]
+		q.mu.Unlock()
+		if w != nil {
+			w.cancel(errAPIEnded)
+			select {
+			case <-w.done:
+			case <-ctx.Done():
+				return c, ctx.Err()
+			}
+			return store.Read(ctx, q.o.Store, func(tx store.Tx) (model.Call, error) { return tx.GetCall(ctx, orgID, id) })
+		}
+		// Queued, or live on another server: write the end here; the server
+		// running it sees the call ended at its next heartbeat and hangs up.
+		ch := call.Change{To: model.CallCanceled, HangupCause: call.CauseAPIEnded}
+		if c.Status == model.CallInProgress {
+			ch.To = model.CallCompleted
+		}
+		ended, ok := q.write(orgID, id, ch)
+		if ok {
+			q.o.Metrics.ended.WithLabelValues(ended.Status, call.CauseAPIEnded).Inc()
+			q.deliver(ended)
+			q.Wake()
+			return ended, nil
+		}
+		// It changed under us (admitted, answered or ended): look again.
+	}
+}
