@@ -64,6 +64,15 @@ func (dialect) Time(t time.Time) any { return t }
 // ByteOrder uses the "C" collation, which compares bytes.
 func (dialect) ByteOrder(expr string) string { return expr + ` COLLATE "C"` }
 
+// ForUpdate locks the selected rows; SKIP LOCKED lets concurrent workers
+// take different rows instead of waiting on each other.
+func (dialect) ForUpdate(skipLocked bool) string {
+	if skipLocked {
+		return " FOR UPDATE SKIP LOCKED"
+	}
+	return " FOR UPDATE"
+}
+
 // PostgreSQL error codes Parley tells apart.
 const (
 	uniqueViolation           = "23505"

@@ -40,3 +40,7 @@ func (dialect) Sentinel(err error) error {
 	}
 	return nil
 }
+
+// ForUpdate is empty: the single writer connection, whose transactions
+// BEGIN IMMEDIATE, already holds the whole database for the transaction.
+func (dialect) ForUpdate(bool) string { return "" }

@@ -17,4 +17,9 @@ type Dialect interface {
 	// Sentinel names the store sentinel a driver error stands for
 	// (store.ErrConflict, store.ErrNotFound), or nil when it stands for none.
 	Sentinel(err error) error
+	// ForUpdate is the clause a SELECT in a write transaction ends with to
+	// lock the rows it returns until the transaction ends, passing over rows
+	// another transaction holds when skipLocked; "" for an engine whose single
+	// writer already serialises write transactions.
+	ForUpdate(skipLocked bool) string
 }

@@ -64,7 +64,7 @@ func (s *Store) run(ctx context.Context, db *sql.DB, opts *sql.TxOptions, fn fun
 			panic(p)
 		}
 	}()
-	if err := fn(&tx{tx: sqlTx, d: s.cfg.Dialect}); err != nil {
+	if err := fn(&tx{tx: sqlTx, d: s.cfg.Dialect, write: opts == nil || !opts.ReadOnly}); err != nil {
 		if rbErr := sqlTx.Rollback(); rbErr != nil && !errors.Is(rbErr, sql.ErrTxDone) {
 			return errors.Join(err, fmt.Errorf("roll back: %w", rbErr))
 		}

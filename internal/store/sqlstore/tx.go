@@ -13,6 +13,8 @@ import (
 type tx struct {
 	tx *sql.Tx
 	d  Dialect
+	// write is true in Update: only there may a query lock rows.
+	write bool
 }
 
 var _ store.Tx = (*tx)(nil)
@@ -63,6 +65,16 @@ func (t *tx) change(ctx context.Context, what string, query string, args ...any)
 		return notFound("%s", what)
 	}
 	return nil
+}
+
+// forUpdate is the dialect's row-locking clause in a write transaction, and
+// nothing in a read-only one (which cannot lock rows, and has nothing to
+// protect them for).
+func (t *tx) forUpdate(skipLocked bool) string {
+	if !t.write {
+		return ""
+	}
+	return t.d.ForUpdate(skipLocked)
 }
 
 // rowScanner is a *sql.Row or *sql.Rows.

@@ -1,0 +1,441 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/store"
+)
+
+// callDocs is a call's JSON columns, encoded.
+type callDocs struct{ variables, transcript, metrics string }
+
+// callField is one column of calls: where a model.Call keeps it, how it is
+// written, and whether it is one of the big columns a Minimal list leaves
+// out.
+type callField struct {
+	column string
+	big    bool
+	dest   func(c *model.Call) any
+	value  func(t *tx, c *model.Call, d callDocs) any
+}
+
+// callFields is every column of calls, in table order. Queries name the
+// table c.
+var callFields = []callField{
+	{"id", false, func(c *model.Call) any { return &c.ID }, func(_ *tx, c *model.Call, _ callDocs) any { return c.ID }},
+	{"org_id", false, func(c *model.Call) any { return &c.OrgID }, func(_ *tx, c *model.Call, _ callDocs) any { return c.OrgID }},
+	{"agent_id", false, func(c *model.Call) any { return &c.AgentID }, func(_ *tx, c *model.Call, _ callDocs) any { return c.AgentID }},
+	{"agent_name", false, func(c *model.Call) any { return &c.AgentName }, func(_ *tx, c *model.Call, _ callDocs) any { return c.AgentName }},
+	{"agent_caller_id_name", false, func(c *model.Call) any { return &c.AgentCallerIDName }, func(_ *tx, c *model.Call, _ callDocs) any { return c.AgentCallerIDName }},
+	{"sip_trunk_id", false, func(c *model.Call) any { return &c.SIPTrunkID }, func(_ *tx, c *model.Call, _ callDocs) any { return c.SIPTrunkID }},
+	{"direction", false, func(c *model.Call) any { return &c.Direction }, func(_ *tx, c *model.Call, _ callDocs) any { return c.Direction }},
+	{"status", false, func(c *model.Call) any { return &c.Status }, func(_ *tx, c *model.Call, _ callDocs) any { return c.Status }},
+	{"from_number", false, func(c *model.Call) any { return &c.FromNumber }, func(_ *tx, c *model.Call, _ callDocs) any { return c.FromNumber }},
+	{"to_number", false, func(c *model.Call) any { return &c.ToNumber }, func(_ *tx, c *model.Call, _ callDocs) any { return c.ToNumber }},
+	{"dialed_agent_id", false, func(c *model.Call) any { return &c.DialedAgentID }, func(_ *tx, c *model.Call, _ callDocs) any { return c.DialedAgentID }},
+	{"variables", true, func(c *model.Call) any { return documentDest{&c.Variables} }, func(_ *tx, _ *model.Call, d callDocs) any { return d.variables }},
+	{"prompt", false, func(c *model.Call) any { return &c.Prompt }, func(_ *tx, c *model.Call, _ callDocs) any { return c.Prompt }},
+	{"first_message", false, func(c *model.Call) any { return &c.FirstMessage }, func(_ *tx, c *model.Call, _ callDocs) any { return c.FirstMessage }},
+	{"recording_url", false, func(c *model.Call) any { return &c.RecordingURL }, func(_ *tx, c *model.Call, _ callDocs) any { return c.RecordingURL }},
+	{"hangup_cause", false, func(c *model.Call) any { return &c.HangupCause }, func(_ *tx, c *model.Call, _ callDocs) any { return c.HangupCause }},
+	{"error_message", false, func(c *model.Call) any { return &c.ErrorMessage }, func(_ *tx, c *model.Call, _ callDocs) any { return c.ErrorMessage }},
+	{"transcript", true, func(c *model.Call) any { return documentDest{&c.Transcript} }, func(_ *tx, _ *model.Call, d callDocs) any { return d.transcript }},
+	{"summary", true, func(c *model.Call) any { return &c.Summary }, func(_ *tx, c *model.Call, _ callDocs) any { return c.Summary }},
+	{"metrics", true, func(c *model.Call) any { return documentDest{&c.Metrics} }, func(_ *tx, _ *model.Call, d callDocs) any { return d.metrics }},
+	{"initiated_at", false, func(c *model.Call) any { return nullTimeDest{&c.InitiatedAt} }, func(t *tx, c *model.Call, _ callDocs) any { return t.nullTime(c.InitiatedAt) }},
+	{"started_at", false, func(c *model.Call) any { return nullTimeDest{&c.StartedAt} }, func(t *tx, c *model.Call, _ callDocs) any { return t.nullTime(c.StartedAt) }},
+	{"ended_at", false, func(c *model.Call) any { return nullTimeDest{&c.EndedAt} }, func(t *tx, c *model.Call, _ callDocs) any { return t.nullTime(c.EndedAt) }},
+	{"duration_seconds", false, func(c *model.Call) any { return &c.DurationSeconds }, func(_ *tx, c *model.Call, _ callDocs) any { return c.DurationSeconds }},
+	{"pre_call_webhook_status", false, func(c *model.Call) any { return &c.PreCallWebhookStatus }, func(_ *tx, c *model.Call, _ callDocs) any { return c.PreCallWebhookStatus }},
+	{"post_call_webhook_status", false, func(c *model.Call) any { return &c.PostCallWebhookStatus }, func(_ *tx, c *model.Call, _ callDocs) any { return c.PostCallWebhookStatus }},
+	{"post_call_webhook_url", false, func(c *model.Call) any { return &c.PostCallWebhookURL }, func(_ *tx, c *model.Call, _ callDocs) any { return c.PostCallWebhookURL }},
+	{"lease_owner", false, func(c *model.Call) any { return &c.LeaseOwner }, func(_ *tx, c *model.Call, _ callDocs) any { return c.LeaseOwner }},
+	{"lease_expires_at", false, func(c *model.Call) any { return nullTimeDest{&c.LeaseExpiresAt} }, func(t *tx, c *model.Call, _ callDocs) any { return t.nullTime(c.LeaseExpiresAt) }},
+	{"created_at", false, func(c *model.Call) any { return timeDest{&c.CreatedAt} }, func(t *tx, c *model.Call, _ callDocs) any { return t.time(c.CreatedAt) }},
+	{"updated_at", false, func(c *model.Call) any { return timeDest{&c.UpdatedAt} }, func(t *tx, c *model.Call, _ callDocs) any { return t.time(c.UpdatedAt) }},
+}
+
+// callSelect reads a whole call, and with minimal, a call without its big
+// columns.
+type callSelect struct {
+	columns string // the select list, columns of c
+	fields  []callField
+}
+
+var (
+	fullCall    = newCallSelect(false)
+	minimalCall = newCallSelect(true)
+)
+
+func newCallSelect(minimal bool) callSelect {
+	var s callSelect
+	cols := make([]string, 0, len(callFields))
+	for _, f := range callFields {
+		if minimal && f.big {
+			continue
+		}
+		s.fields = append(s.fields, f)
+		cols = append(cols, "c."+f.column)
+	}
+	s.columns = strings.Join(cols, ", ")
+	return s
+}
+
+func (s callSelect) scan(r rowScanner) (model.Call, error) {
+	var c model.Call
+	dest := make([]any, len(s.fields))
+	for i, f := range s.fields {
+		dest[i] = f.dest(&c)
+	}
+	err := r.Scan(dest...)
+	return c, err
+}
+
+// liveStatuses is the SQL list of the statuses that hold a line, written as
+// literals so both engines match the queries to the partial indexes on them
+// (calls_live, calls_live_owner).
+var liveStatuses = "('" + strings.Join(model.LiveCallStatuses, "', '") + "')"
+
+// callWrite prepares c to be written and returns its JSON columns. What it
+// changes is what reading the call back gives: times in UTC to the
+// millisecond, CreatedAt (with create) and UpdatedAt now when unset, and
+// empty documents rather than nil ones. Ids that are not UUIDs name nothing
+// (PostgreSQL's uuid columns would refuse them), which is ErrNotFound.
+func callWrite(c *model.Call, create bool) (callDocs, error) {
+	if create {
+		if c.ID == "" {
+			c.ID = model.NewID()
+		}
+		c.CreatedAt = stamp(c.CreatedAt)
+	}
+	c.UpdatedAt = stamp(c.UpdatedAt)
+	for _, p := range []**time.Time{&c.InitiatedAt, &c.StartedAt, &c.EndedAt, &c.LeaseExpiresAt} {
+		if *p != nil {
+			v := (*p).UTC().Truncate(time.Millisecond)
+			*p = &v
+		}
+	}
+	if c.Variables == nil {
+		c.Variables = map[string]any{}
+	}
+	if c.Transcript == nil {
+		c.Transcript = []map[string]any{}
+	}
+	if c.Metrics == nil {
+		c.Metrics = map[string]any{}
+	}
+	if !uuids(c.ID, c.OrgID, c.AgentID) {
+		return callDocs{}, notFound("call %s: organization %s, agent %s", c.ID, c.OrgID, c.AgentID)
+	}
+	for name, id := range map[string]*string{"sip trunk": c.SIPTrunkID, "dialed agent": c.DialedAgentID} {
+		if id != nil && !uuids(*id) {
+			return callDocs{}, notFound("call %s: %s %s", c.ID, name, *id)
+		}
+	}
+	var d callDocs
+	var err error
+	if d.variables, err = document(c.Variables); err != nil {
+		return d, fmt.Errorf("call %s variables: %w", c.ID, err)
+	}
+	if d.transcript, err = document(c.Transcript); err != nil {
+		return d, fmt.Errorf("call %s transcript: %w", c.ID, err)
+	}
+	if d.metrics, err = document(c.Metrics); err != nil {
+		return d, fmt.Errorf("call %s metrics: %w", c.ID, err)
+	}
+	return d, nil
+}
+
+// CreateCall inserts the call; an organization that does not exist is
+// ErrNotFound. The agent and the SIP trunk are recorded, not referenced: the
+// call outlives them.
+func (t *tx) CreateCall(ctx context.Context, c *model.Call) error {
+	d, err := callWrite(c, true)
+	if err != nil {
+		return fmt.Errorf("create %w", err)
+	}
+	cols := make([]string, len(callFields))
+	args := make([]any, len(callFields))
+	for i, f := range callFields {
+		cols[i] = f.column
+		args[i] = f.value(t, c, d)
+	}
+	_, err = t.exec(ctx, `INSERT INTO calls (`+strings.Join(cols, ", ")+`) VALUES (`+placeholders(len(cols))+`)`, args...)
+	if err != nil {
+		return t.fail(err, "create call %s", c.ID)
+	}
+	return nil
+}
+
+// callUpdate is the SET list of UpdateCall: every column but the keys and
+// created_at.
+var callUpdate = func() string {
+	var set []string
+	for _, f := range callFields {
+		switch f.column {
+		case "id", "org_id", "created_at":
+		default:
+			set = append(set, f.column+" = ?")
+		}
+	}
+	return strings.Join(set, ", ")
+}()
+
+// UpdateCall writes every field of c but its creation time (found by OrgID
+// and ID).
+func (t *tx) UpdateCall(ctx context.Context, c *model.Call) error {
+	if !uuids(c.OrgID, c.ID) {
+		return notFound("update call %s", c.ID)
+	}
+	d, err := callWrite(c, false)
+	if err != nil {
+		return fmt.Errorf("update %w", err)
+	}
+	var args []any
+	for _, f := range callFields {
+		switch f.column {
+		case "id", "org_id", "created_at":
+		default:
+			args = append(args, f.value(t, c, d))
+		}
+	}
+	return t.change(ctx, "update call "+c.ID,
+		`UPDATE calls SET `+callUpdate+` WHERE org_id = ? AND id = ?`, append(args, c.OrgID, c.ID)...)
+}
+
+func (t *tx) GetCall(ctx context.Context, orgID, id string) (model.Call, error) {
+	if !uuids(orgID, id) {
+		return model.Call{}, notFound("get call %s", id)
+	}
+	return get(ctx, t, fullCall.scan, "get call "+id,
+		`SELECT `+fullCall.columns+` FROM calls c WHERE c.org_id = ? AND c.id = ?`, orgID, id)
+}
+
+func (t *tx) GetCalls(ctx context.Context, orgID string, ids []string) ([]model.Call, error) {
+	out := []model.Call{}
+	if !uuids(orgID) {
+		return out, nil
+	}
+	err := uuidBatches(ids, func(batch []any, marks string) error {
+		found, err := all(ctx, t, fullCall.scan, "get calls",
+			`SELECT `+fullCall.columns+` FROM calls c WHERE c.org_id = ? AND c.id IN (`+marks+`)`,
+			append([]any{orgID}, batch...)...)
+		out = append(out, found...)
+		return err
+	})
+	return out, err
+}
+
+// ListCalls filters and sorts the organization's calls as f says. The folder
+// filter looks at the call's agent as it is now, so calls whose agent was
+// deleted never match it.
+func (t *tx) ListCalls(ctx context.Context, orgID string, f store.CallFilter) ([]model.Call, int, error) {
+	none := func() ([]model.Call, int, error) { return []model.Call{}, 0, nil }
+	if !uuids(orgID) {
+		return none()
+	}
+	from, where, args := "calls c", "c.org_id = ?", []any{orgID}
+	if len(f.Statuses) > 0 {
+		where += " AND c.status IN (" + placeholders(len(f.Statuses)) + ")"
+		for _, s := range f.Statuses {
+			args = append(args, s)
+		}
+	}
+	if f.Direction != "" {
+		where += " AND c.direction = ?"
+		args = append(args, f.Direction)
+	}
+	if f.AgentID != "" {
+		if !uuids(f.AgentID) {
+			return none()
+		}
+		where += " AND c.agent_id = ?"
+		args = append(args, f.AgentID)
+	}
+	if f.FolderID != "" {
+		from += " JOIN agents a ON a.org_id = c.org_id AND a.id = c.agent_id"
+		switch {
+		case f.FolderID == store.FolderNone:
+			where += " AND a.folder_id IS NULL"
+		case uuids(f.FolderID):
+			where += " AND a.folder_id = ?"
+			args = append(args, f.FolderID)
+		default:
+			return none() // no such folder, so no agents in it
+		}
+	}
+	if f.SIPTrunkID != "" {
+		if !uuids(f.SIPTrunkID) {
+			return none()
+		}
+		where += " AND c.sip_trunk_id = ?"
+		args = append(args, f.SIPTrunkID)
+	}
+	if f.FromNumber != "" {
+		where += " AND c.from_number = ?"
+		args = append(args, f.FromNumber)
+	}
+	if f.ToNumber != "" {
+		where += " AND c.to_number = ?"
+		args = append(args, f.ToNumber)
+	}
+	if !f.CreatedFrom.IsZero() {
+		// Stored times are whole milliseconds: the first one at or after
+		// CreatedFrom is CreatedFrom rounded up.
+		from := stamp(f.CreatedFrom)
+		if from.Before(f.CreatedFrom) {
+			from = from.Add(time.Millisecond)
+		}
+		where += " AND c.created_at >= ?"
+		args = append(args, t.time(from))
+	}
+	if !f.CreatedTo.IsZero() {
+		where += " AND c.created_at <= ?"
+		args = append(args, t.time(f.CreatedTo))
+	}
+	if f.Query != "" {
+		var terms []string
+		pattern := "%" + escapeLike(f.Query) + "%"
+		for _, col := range []string{"c.from_number", "c.to_number", "c.agent_name", "c.summary"} {
+			terms = append(terms, "lower("+col+`) LIKE lower(?) ESCAPE '\'`)
+			args = append(args, pattern)
+		}
+		where += " AND (" + strings.Join(terms, " OR ") + ")"
+	}
+	sel := fullCall
+	if f.Minimal {
+		sel = minimalCall
+	}
+	return list(ctx, t, listing{
+		columns: sel.columns,
+		from:    from,
+		where:   where,
+		args:    args,
+		order:   callOrder(f.SortBy, f.SortDir),
+		page:    f.Page,
+	}, sel.scan, "list calls")
+}
+
+// callOrder is the ORDER BY of a call list. A nullable key sorts its nulls
+// last in both directions, written portably as (key IS NULL) first; the
+// calls_org_started, _ended and _duration indexes hold exactly that
+// expression, so the descending order reads them in order. Status and
+// direction are byte-ordered on both engines (COLLATE "C" columns on
+// PostgreSQL). Ties break by id in the sort direction.
+func callOrder(sortBy, sortDir string) string {
+	dir := direction(sortDir)
+	key, nullable := "c.created_at", false
+	switch sortBy {
+	case store.CallSortStartedAt:
+		key, nullable = "c.started_at", true
+	case store.CallSortEndedAt:
+		key, nullable = "c.ended_at", true
+	case store.CallSortDurationSeconds:
+		key, nullable = "c.duration_seconds", true
+	case store.CallSortStatus:
+		key = "c.status"
+	case store.CallSortDirection:
+		key = "c.direction"
+	}
+	order := fmt.Sprintf("%s %s, c.id %s", key, dir, dir)
+	if nullable {
+		order = "(" + key + " IS NULL), " + order
+	}
+	return order
+}
+
+// LockOrg reads the organization, locking its row until the transaction
+// ends on PostgreSQL, so admission decisions for one organization take
+// turns; SQLite's single writer already makes them.
+func (t *tx) LockOrg(ctx context.Context, orgID string) (model.Organization, error) {
+	if !uuids(orgID) {
+		return model.Organization{}, notFound("lock organization %s", orgID)
+	}
+	return get(ctx, t, scanOrg, "lock organization "+orgID,
+		`SELECT `+orgColumns+` FROM organizations WHERE id = ?`+t.forUpdate(false), orgID)
+}
+
+func (t *tx) CountLiveCalls(ctx context.Context, orgID string) (int, error) {
+	if !uuids(orgID) {
+		return 0, nil
+	}
+	return t.count(ctx, "count live calls",
+		`SELECT count(*) FROM calls c WHERE c.org_id = ? AND c.status IN `+liveStatuses, orgID)
+}
+
+// OldestQueuedCalls returns the head of the organization's queue. In a write
+// transaction on PostgreSQL the rows are locked, and rows another
+// transaction holds (a cancel in flight) are passed over.
+func (t *tx) OldestQueuedCalls(ctx context.Context, orgID string, n int) ([]model.Call, error) {
+	if !uuids(orgID) || n <= 0 {
+		return []model.Call{}, nil
+	}
+	return all(ctx, t, fullCall.scan, "list queued calls",
+		`SELECT `+fullCall.columns+` FROM calls c WHERE c.org_id = ? AND c.status = '`+model.CallQueued+`'
+		ORDER BY c.created_at, c.id LIMIT ?`+t.forUpdate(true), orgID, n)
+}
+
+// OrgsWithQueuedCalls returns the organizations' ids in byte order.
+func (t *tx) OrgsWithQueuedCalls(ctx context.Context) ([]string, error) {
+	scan := func(r rowScanner) (string, error) {
+		var id string
+		err := r.Scan(&id)
+		return id, err
+	}
+	return all(ctx, t, scan, "list organizations with queued calls",
+		`SELECT DISTINCT c.org_id FROM calls c WHERE c.status = '`+model.CallQueued+`' ORDER BY c.org_id`)
+}
+
+// RenewLeases moves the lease of owner's live calls to until. It leaves
+// updated_at alone: a lease is bookkeeping, not a change to the call. An
+// empty owner owns nothing.
+func (t *tx) RenewLeases(ctx context.Context, owner string, until time.Time) (int, error) {
+	if owner == "" {
+		return 0, nil
+	}
+	res, err := t.exec(ctx, `UPDATE calls SET lease_expires_at = ? WHERE lease_owner = ? AND status IN `+liveStatuses,
+		t.time(until), owner)
+	if err != nil {
+		return 0, t.fail(err, "renew leases of %s", owner)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("renew leases of %s: rows affected: %w", owner, err)
+	}
+	return int(n), nil
+}
+
+// ExpiredLiveCalls returns, oldest first, live calls whose lease expired
+// before now, that have no lease at all (nobody is running them), or, when
+// owner is not empty, that owner holds. In a write transaction on PostgreSQL
+// they are locked and rows another transaction holds are passed over, so two
+// servers reaping at once never both take a call.
+func (t *tx) ExpiredLiveCalls(ctx context.Context, owner string, now time.Time, n int) ([]model.Call, error) {
+	if n <= 0 {
+		return []model.Call{}, nil
+	}
+	lost, args := "c.lease_expires_at IS NULL OR c.lease_expires_at < ?", []any{t.time(now)}
+	if owner != "" {
+		lost += " OR c.lease_owner = ?"
+		args = append(args, owner)
+	}
+	return all(ctx, t, fullCall.scan, "list expired live calls",
+		`SELECT `+fullCall.columns+` FROM calls c WHERE c.status IN `+liveStatuses+` AND (`+lost+`)
+		ORDER BY c.created_at, c.id LIMIT ?`+t.forUpdate(true), append(args, n)...)
+}
+
+// PendingPostCallWebhooks is the post-call webhook outbox, oldest ended
+// first; locked as ExpiredLiveCalls's rows are.
+func (t *tx) PendingPostCallWebhooks(ctx context.Context, n int) ([]model.Call, error) {
+	if n <= 0 {
+		return []model.Call{}, nil
+	}
+	return all(ctx, t, fullCall.scan, "list pending post-call webhooks",
+		`SELECT `+fullCall.columns+` FROM calls c
+		WHERE c.post_call_webhook_url IS NOT NULL AND c.post_call_webhook_status IS NULL AND c.ended_at IS NOT NULL
+		ORDER BY c.ended_at, c.id LIMIT ?`+t.forUpdate(true), n)
+}
