@@ -146,3 +146,31 @@ func getPhoneNumber(t *testing.T, b *bundle, orgID, id string) model.PhoneNumber
 	t.Helper()
 	return read(t, b, func(tx store.Tx) (model.PhoneNumber, error) { return tx.GetPhoneNumber(b.ctx, orgID, id) })
 }
+
+// newCall creates a finished outbound call of agentID (which need not exist:
+// calls record their agent, they do not reference it).
+func newCall(t *testing.T, b *bundle, orgID, agentID string, mods ...func(*model.Call)) model.Call {
+	t.Helper()
+	c := model.Call{
+		OrgID:      orgID,
+		AgentID:    agentID,
+		AgentName:  "agent",
+		Direction:  model.Outbound,
+		Status:     model.CallCompleted,
+		FromNumber: "+15550001000",
+		ToNumber:   "+15550002000",
+		Prompt:     "Be brief.",
+		CreatedAt:  at(0),
+		UpdatedAt:  at(0),
+	}
+	for _, m := range mods {
+		m(&c)
+	}
+	b.update(t, func(tx store.Tx) error { return tx.CreateCall(b.ctx, &c) })
+	return c
+}
+
+func getCall(t *testing.T, b *bundle, orgID, id string) model.Call {
+	t.Helper()
+	return read(t, b, func(tx store.Tx) (model.Call, error) { return tx.GetCall(b.ctx, orgID, id) })
+}

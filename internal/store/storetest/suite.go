@@ -37,6 +37,8 @@ func Run(t *testing.T, open Opener) {
 		{"PhoneNumbers", phoneNumberTests},
 		{"MessagingConnections", messagingConnectionTests},
 		{"KnowledgeBases", knowledgeBaseTests},
+		{"Calls", callTests},
+		{"CallList", callListTests},
 		{"Cascades", cascadeTests},
 		{"Transactions", transactionTests},
 	}
