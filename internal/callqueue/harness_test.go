@@ -1,0 +1,277 @@
+package callqueue
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/parley-voice/parley/internal/call"
+	"github.com/parley-voice/parley/internal/call/calltest"
+	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/store"
+	"github.com/parley-voice/parley/internal/store/postgres"
+	"github.com/parley-voice/parley/internal/store/sqlite"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// engines opens a fresh store per engine: SQLite always, PostgreSQL (in its
+// own schema) when PARLEY_TEST_DATABASE_URL is set.
+func engines(t *testing.T) map[string]func(t *testing.T) store.Store {
+	out := map[string]func(t *testing.T) store.Store{
+		"sqlite": func(t *testing.T) store.Store {
+			s, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "parley.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			return s
+		},
+	}
+	url := os.Getenv("PARLEY_TEST_DATABASE_URL")
+	if url == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI=true but PARLEY_TEST_DATABASE_URL is unset")
+		}
+		return out
+	}
+	out["postgres"] = func(t *testing.T) store.Store {
+		schema := fmt.Sprintf("callqueue_%d", time.Now().UnixNano())
+		s, err := postgres.Open(context.Background(), url, postgres.WithSchema(schema))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			s.DB().Exec(`DROP SCHEMA ` + schema + ` CASCADE`)
+			s.Close()
+		})
+		return s
+	}
+	return out
+}
+
+// posts records post-call deliveries.
+type posts struct {
+	mu     sync.Mutex
+	bodies map[string][]byte // by call id
+	status string
+	got    chan string
+}
+
+func newPosts() *posts {
+	return &posts{bodies: map[string][]byte{}, status: model.WebhookSent, got: make(chan string, 1024)}
+}
+
+func (p *posts) PostCall(_ context.Context, url, secret string, body []byte) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var id struct{ ID string }
+	_ = json.Unmarshal(body, &id)
+	p.bodies[id.ID] = body
+	p.got <- id.ID
+	return p.status
+}
+
+// harness is a running queue over a real store with one organization and one agent.
+type harness struct {
+	t      *testing.T
+	store  store.Store
+	org    model.Organization
+	agent  model.Agent
+	dialer *calltest.Dialer
+	posts  *posts
+	queue  *Queue
+	stop   func()
+	// crashable is the queue's view of the store; crash cuts its writes.
+	crashable *crashStore
+}
+
+// crashStore refuses every write once crashed: what a killed process
+// leaves behind is the database as it was.
+type crashStore struct {
+	store.Store
+	crashed atomic.Bool
+}
+
+var errCrashed = errors.New("the process is dead")
+
+func (c *crashStore) Update(ctx context.Context, fn func(store.Tx) error) error {
+	if c.crashed.Load() {
+		return errCrashed
+	}
+	return c.Store.Update(ctx, fn)
+}
+
+// crash kills the queue as SIGKILL would: nothing it does from now on
+// reaches the database.
+func (h *harness) crash() {
+	h.crashable.crashed.Store(true)
+	h.stop()
+}
+
+// insertLive stores an answered call leased by owner until now+lease.
+func (h *harness) insertLive(owner string, lease time.Duration) model.Call {
+	h.t.Helper()
+	now := model.Now()
+	until := now.Add(lease)
+	c := model.Call{
+		ID: model.NewID(), OrgID: h.org.ID, AgentID: h.agent.ID, AgentName: h.agent.Name, Direction: model.Outbound,
+		Status: model.CallInProgress, FromNumber: "+14155550100", ToNumber: "+14155559999", Variables: map[string]any{},
+		Prompt: "P", Transcript: []map[string]any{}, Metrics: map[string]any{}, InitiatedAt: &now, StartedAt: &now,
+		LeaseOwner: &owner, LeaseExpiresAt: &until, CreatedAt: now, UpdatedAt: now,
+	}
+	if err := h.store.Update(context.Background(), func(tx store.Tx) error { return tx.CreateCall(context.Background(), &c) }); err != nil {
+		h.t.Fatal(err)
+	}
+	return c
+}
+
+type harnessOption func(*Options)
+
+func newHarness(t *testing.T, st store.Store, limit int, opts ...harnessOption) *harness {
+	t.Helper()
+	ctx := context.Background()
+	h := &harness{t: t, store: st, dialer: &calltest.Dialer{}, posts: newPosts()}
+	now := model.Now()
+	h.org = model.Organization{ID: model.NewID(), Name: "acme-" + model.NewID(), ConcurrencyLimit: limit, CreatedAt: now, UpdatedAt: now}
+	url := "https://hooks.example.com/post"
+	h.agent = model.Agent{ID: model.NewID(), OrgID: h.org.ID, Name: "Agent", Status: model.AgentActive, Mode: model.ModeSinglePrompt,
+		Config: model.AgentConfig{PromptTemplate: "P", InterruptionThresholdMs: 500, PostCallWebhookURL: &url}, CreatedAt: now, UpdatedAt: now}
+	err := st.Update(ctx, func(tx store.Tx) error {
+		if err := tx.CreateOrg(ctx, &h.org); err != nil {
+			return err
+		}
+		return tx.CreateAgent(ctx, &h.agent)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.start(opts...)
+	return h
+}
+
+func (h *harness) start(opts ...harnessOption) {
+	h.crashable = &crashStore{Store: h.store}
+	o := Options{
+		Store: h.crashable, Dialer: h.dialer, Webhooks: h.posts,
+		Secret: func(context.Context, string) (string, error) { return "", nil },
+		Node:   "node-a", LeaseTTL: 3 * time.Second, Poll: 20 * time.Millisecond, Drain: time.Second,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}
+	for _, fn := range opts {
+		fn(&o)
+	}
+	h.queue = New(o)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		h.queue.Run(ctx)
+		close(done)
+	}()
+	<-h.queue.started
+	var once sync.Once
+	h.stop = func() {
+		once.Do(func() {
+			cancel()
+			<-done
+		})
+	}
+	h.t.Cleanup(h.stop)
+}
+
+// place places an outbound call to number.
+func (h *harness) place(number string, skipQueue bool) (model.Call, error) {
+	h.t.Helper()
+	c := model.Call{
+		ID: model.NewID(), OrgID: h.org.ID, AgentID: h.agent.ID, AgentName: h.agent.Name, Direction: model.Outbound,
+		FromNumber: "+14155550100", ToNumber: number, Variables: map[string]any{}, Prompt: "P",
+		Transcript: []map[string]any{}, Metrics: map[string]any{},
+	}
+	err := h.queue.Place(context.Background(), &c, skipQueue)
+	return c, err
+}
+
+func (h *harness) mustPlace(number string) model.Call {
+	h.t.Helper()
+	c, err := h.place(number, false)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return c
+}
+
+func (h *harness) get(id string) model.Call {
+	h.t.Helper()
+	c, err := store.Read(context.Background(), h.store, func(tx store.Tx) (model.Call, error) { return tx.GetCall(context.Background(), h.org.ID, id) })
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return c
+}
+
+// waitStatus waits until call id has status.
+func (h *harness) waitStatus(id, status string) model.Call {
+	h.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		c := h.get(id)
+		if c.Status == status {
+			return c
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatalf("call %s is %s, want %s", id, c.Status, status)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// dialed waits for the next call the dialer receives.
+func (h *harness) dialed() *calltest.Call {
+	h.t.Helper()
+	select {
+	case c := <-h.dialer.Dialed():
+		return c
+	case <-time.After(15 * time.Second):
+		h.t.Fatal("no call was dialed")
+		return nil
+	}
+}
+
+// waitPost waits for the post-call delivery of id and for its status to be recorded.
+func (h *harness) waitPost(id string) model.Call {
+	h.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		c := h.get(id)
+		if c.PostCallWebhookStatus != nil {
+			return c
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatalf("post-call webhook of %s never recorded", id)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func (h *harness) countStatus(status string) int {
+	h.t.Helper()
+	_, n, err := store.ReadPage(context.Background(), h.store, func(tx store.Tx) ([]model.Call, int, error) {
+		return tx.ListCalls(context.Background(), h.org.ID, store.CallFilter{Page: store.Page{Number: 1, Size: 1}, Statuses: []string{status}})
+	})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return n
+}
+
+func busy() *call.DialError { return &call.DialError{Cause: call.CauseBusy, Message: "486 Busy Here"} }
