@@ -55,6 +55,6 @@
 // an IPv4 address (IPv4-mapped ::ffff:a.b.c.d, IPv4-compatible, NAT64
 // 64:ff9b::/96, 6to4 2002::/16; Teredo is refused outright). A refused
 // delivery fails with [ErrPrivateAddress], whose text names the operator
-// flag --allow-private-webhooks ([Options].AllowPrivate) that lifts the
+// flag --allow-private-webhooks ([Options.AllowPrivate]) that lifts the
 // check for local testing. Response headers are limited in size.
 package webhook

@@ -1,12 +1,15 @@
 package webhook
 
 import (
+	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"net"
 	"net/http"
@@ -378,5 +381,29 @@ func TestMetrics(t *testing.T) {
 	}
 	if observed != 3 {
 		t.Errorf("duration observations %d, want 3", observed)
+	}
+}
+
+func TestFailureLogged(t *testing.T) {
+	var logs bytes.Buffer
+	rc := newReceiver(t, status(http.StatusBadGateway, "upstream said: s3cret"))
+	s := newSender(t, Options{AllowPrivate: true, Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	r := s.Deliver(t.Context(), Delivery{Event: EventPostCall, URL: rc.URL + "/hook?token=s3cret", MaxResponse: 1 << 10})
+	if r.Sent {
+		t.Fatal("sent")
+	}
+	var entry map[string]any
+	if err := json.Unmarshal(logs.Bytes(), &entry); err != nil {
+		t.Fatalf("log %q: %v", logs.String(), err)
+	}
+	if entry["level"] != "WARN" || entry["event"] != EventPostCall || entry["delivery_id"] != r.ID || entry["status_code"] != 502.0 {
+		t.Errorf("log entry %v", entry)
+	}
+	if strings.Contains(logs.String(), "s3cret") {
+		t.Errorf("log %q shows the URL or the response", logs.String())
+	}
+	logs.Reset()
+	if r := s.Deliver(t.Context(), Delivery{Event: EventPostCall, URL: newReceiver(t, nil).URL}); !r.Sent || logs.Len() != 0 {
+		t.Errorf("a sent delivery logged %q", logs.String())
 	}
 }
