@@ -11,8 +11,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	parley "github.com/parley-voice/parley"
+	"github.com/parley-voice/parley/internal/call"
+	"github.com/parley-voice/parley/internal/call/calltest"
+	"github.com/parley-voice/parley/internal/callqueue"
 	"github.com/parley-voice/parley/internal/secret"
 	"github.com/parley-voice/parley/internal/store"
 	"github.com/parley-voice/parley/internal/store/sqlite"
@@ -29,12 +33,34 @@ type env struct {
 	key      string
 	otherKey string
 	contract *contract
+	dialer   *calltest.Dialer
+	posted   chan []byte // post-call bodies delivered
 }
 
-type envOption func(*Config)
+// postRecorder delivers post-call webhooks into a channel.
+type postRecorder chan []byte
+
+func (p postRecorder) PostCall(_ context.Context, _, _ string, body []byte) string {
+	p <- body
+	return "sent"
+}
+
+// envConfig is an env's server configuration and its queue's dialer.
+type envConfig struct {
+	Config
+	dialer *calltest.Dialer
+}
+
+type envOption func(*envConfig)
+
+// withDialer makes d the env's dialer: a test sets its Script or drives
+// calls through Dialed. By default calls ring until canceled.
+func withDialer(d *calltest.Dialer) envOption {
+	return func(c *envConfig) { c.dialer = d }
+}
 
 func withRateLimit(rate float64, burst int) envOption {
-	return func(c *Config) { c.RateLimit, c.RateBurst = rate, burst }
+	return func(c *envConfig) { c.RateLimit, c.RateBurst = rate, burst }
 }
 
 func newEnv(t testing.TB, opts ...envOption) *env {
@@ -48,22 +74,39 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{
+	cfg := envConfig{Config: Config{
 		Services: NewServices(st, box, 10),
 		Store:    st, OpenAPI: parley.OpenAPI,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	}
+	}}
 	for _, o := range opts {
 		o(&cfg)
 	}
-	server := New(cfg)
+	if cfg.dialer == nil {
+		cfg.dialer = &calltest.Dialer{Script: func(call.DialRequest) calltest.Script { return calltest.Script{} }}
+	}
+	e0 := &env{dialer: cfg.dialer, posted: make(chan []byte, 1024)}
+	cfg.Queue = callqueue.New(callqueue.Options{
+		Store: st, Dialer: cfg.dialer, Webhooks: postRecorder(e0.posted), Secret: cfg.Orgs.WebhookSecret,
+		Node: "test", Poll: 10 * time.Millisecond, Drain: 10 * time.Millisecond, Logger: cfg.Logger,
+	})
+	queueCtx, stopQueue := context.WithCancel(context.Background())
+	queueDone := make(chan struct{})
+	go func() {
+		cfg.Queue.Run(queueCtx)
+		close(queueDone)
+	}()
+	server := New(cfg.Config)
 	srv := httptest.NewServer(server)
-	e := &env{t: t, srv: srv, server: server, store: st, box: box}
+	e := e0
+	e.t, e.srv, e.server, e.store, e.box = t, srv, server, st, box
 	if _, bench := t.(*testing.B); !bench {
 		e.contract = loadContract(t) // benchmarks measure the server, not the validator
 	}
 	t.Cleanup(func() {
 		srv.Close()
+		stopQueue()
+		<-queueDone
 		st.Close()
 	})
 	if e.key, _, err = cfg.Orgs.CreateKey(ctx, "acme"); err != nil {

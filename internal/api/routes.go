@@ -43,6 +43,12 @@ func (s *Server) routes() []route {
 		h("PATCH /v1/agents/{id}/custom-tools/{toolId}", s.updateCustomTool),
 		h("DELETE /v1/agents/{id}/custom-tools/{toolId}", s.deleteCustomTool),
 
+		h("POST /v1/calls", s.createCall),
+		list("GET /v1/calls", s.listCalls),
+		h("POST /v1/calls/batch-get", s.batchGetCalls),
+		h("GET /v1/calls/{id}", getHandler(uuidPath, s.Calls.Get, presentFullCall)),
+		h("POST /v1/calls/{id}/cancel", s.cancelCall),
+
 		h("POST /v1/folders", createHandler(s.Folders.Create, presentFolder)),
 		list("GET /v1/folders", listHandler(s.Folders.List, presentFolder)),
 		h("GET /v1/folders/{id}", getHandler(uuidPath, s.Folders.Get, presentFolder)),

@@ -9,6 +9,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/parley-voice/parley/internal/agent"
+	"github.com/parley-voice/parley/internal/call"
+	"github.com/parley-voice/parley/internal/callqueue"
 	"github.com/parley-voice/parley/internal/folder"
 	"github.com/parley-voice/parley/internal/knowledge"
 	"github.com/parley-voice/parley/internal/org"
@@ -27,6 +29,9 @@ type Services struct {
 	PhoneNumbers         *phonenumber.Service
 	MessagingConnections *sms.Connections
 	KnowledgeBases       *knowledge.Service
+	Calls                *call.Service
+	// Queue places, cancels and runs calls.
+	Queue *callqueue.Queue
 }
 
 // Config is how the API is set up.

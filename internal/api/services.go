@@ -2,6 +2,7 @@ package api
 
 import (
 	"github.com/parley-voice/parley/internal/agent"
+	"github.com/parley-voice/parley/internal/call"
 	"github.com/parley-voice/parley/internal/folder"
 	"github.com/parley-voice/parley/internal/knowledge"
 	"github.com/parley-voice/parley/internal/org"
@@ -12,7 +13,8 @@ import (
 	"github.com/parley-voice/parley/internal/store"
 )
 
-// NewServices builds the domain services over one store and secret box.
+// NewServices builds the domain services over one store and secret box;
+// the call queue, which needs the telephony side, is set by the caller.
 // defaultConcurrencyLimit is a new organization's concurrencyLimit.
 func NewServices(st store.Store, box *secret.Box, defaultConcurrencyLimit int) Services {
 	return Services{
@@ -23,5 +25,6 @@ func NewServices(st store.Store, box *secret.Box, defaultConcurrencyLimit int) S
 		PhoneNumbers:         &phonenumber.Service{Store: st},
 		MessagingConnections: &sms.Connections{Store: st, Box: box},
 		KnowledgeBases:       &knowledge.Service{Store: st},
+		Calls:                &call.Service{Store: st},
 	}
 }

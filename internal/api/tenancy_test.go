@@ -17,12 +17,14 @@ func TestTenantIsolation(t *testing.T) {
 	agent := e.createAgent(map[string]any{"name": "acme agent", "folderId": folder["id"], "sipTrunkId": trunk["id"], "knowledgeBaseIds": []any{kb["id"]}, "messagingConnectionId": conn["id"]})
 	tool := e.create("/v1/agents/"+agent["id"].(string)+"/custom-tools", map[string]any{"name": "acme_tool", "webhookUrl": "https://acme.example"})
 	number := e.create("/v1/phone-numbers", map[string]any{"e164": "+14155550142", "agentId": agent["id"]})
+	placed := e.create("/v1/calls", map[string]any{"agentId": agent["id"], "toNumber": "+14155550177", "fromNumber": "+14155550142"})
 	before := e.must(http.StatusOK, "GET", "/v1/agents/"+agent["id"].(string), nil).Body
 
 	ids := map[string]string{
 		"/v1/agents/{id}": agent["id"].(string), "/v1/folders/{id}": folder["id"].(string),
 		"/v1/sip-trunks/{id}": trunk["id"].(string), "/v1/phone-numbers/{id}": number["id"].(string),
 		"/v1/messaging-connections/{id}": conn["id"].(string), "/v1/knowledge-bases/{id}": kb["id"].(string),
+		"/v1/calls/{id}": placed["id"].(string),
 	}
 	// A plausible body per route, so a 404 cannot come from validation.
 	bodies := map[string]any{
@@ -65,7 +67,7 @@ func TestTenantIsolation(t *testing.T) {
 		t.Errorf("only %d routes with ids checked", checked)
 	}
 	// Lists and batch-get show nothing of acme's.
-	for _, path := range []string{"/v1/agents", "/v1/folders", "/v1/sip-trunks", "/v1/phone-numbers", "/v1/messaging-connections", "/v1/knowledge-bases"} {
+	for _, path := range []string{"/v1/calls", "/v1/agents", "/v1/folders", "/v1/sip-trunks", "/v1/phone-numbers", "/v1/messaging-connections", "/v1/knowledge-bases"} {
 		r := e.request("GET", path, nil, e.otherKey)
 		if r.Status != http.StatusOK || len(r.List(t)) != 0 || r.JSON(t)["total"] != float64(0) {
 			t.Errorf("globex GET %s = %d %s", path, r.Status, r.Body)
@@ -88,5 +90,15 @@ func TestTenantIsolation(t *testing.T) {
 	}
 	if countAgents(e) != 1 {
 		t.Error("acme's agent count changed")
+	}
+	if c := e.must(http.StatusOK, "GET", "/v1/calls/"+placed["id"].(string), nil).Data(t); c["status"] == "CANCELED" {
+		t.Error("globex canceled acme's call")
+	}
+	if r := e.request("POST", "/v1/calls/batch-get", map[string]any{"ids": []any{placed["id"]}}, e.otherKey); len(r.List(t)) != 0 {
+		t.Errorf("call batch-get across organizations: %s", r.Body)
+	}
+	// globex cannot place a call with acme's agent.
+	if r := e.request("POST", "/v1/calls", map[string]any{"agentId": agent["id"], "toNumber": "+14155550178", "fromNumber": "+14155550142"}, e.otherKey); r.Status != http.StatusBadRequest {
+		t.Errorf("globex calling with acme's agent = %d", r.Status)
 	}
 }

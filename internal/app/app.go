@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -11,20 +12,26 @@ import (
 
 	parley "github.com/parley-voice/parley"
 	"github.com/parley-voice/parley/internal/api"
+	"github.com/parley-voice/parley/internal/call"
+	"github.com/parley-voice/parley/internal/call/simdial"
+	"github.com/parley-voice/parley/internal/callqueue"
 	"github.com/parley-voice/parley/internal/org"
 	"github.com/parley-voice/parley/internal/secret"
 	"github.com/parley-voice/parley/internal/store"
 	"github.com/parley-voice/parley/internal/store/postgres"
 	"github.com/parley-voice/parley/internal/store/sqlite"
+	"github.com/parley-voice/parley/internal/webhook"
 )
 
-// App is a wired Parley: its store, services and HTTP interface.
+// App is a wired Parley: its store, services, call queue and HTTP interface.
 type App struct {
-	Config Config
-	Store  store.Store
-	Orgs   *org.Service
-	API    *api.Server
-	Log    *slog.Logger
+	Config   Config
+	Store    store.Store
+	Orgs     *org.Service
+	API      *api.Server
+	Queue    *callqueue.Queue
+	Webhooks *webhook.Sender
+	Log      *slog.Logger
 }
 
 // sqliteFile is the embedded database's file name inside the data dir.
@@ -79,13 +86,44 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 	services := api.NewServices(st, box, c.MaxConcurrentCalls)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	hooks := webhook.New(webhook.Options{AllowPrivate: c.AllowPrivateWebhooks, Registerer: reg, Logger: log})
+	services.Queue = callqueue.New(callqueue.Options{
+		Store: st, Dialer: dialer(c), Webhooks: hooks, Secret: services.Orgs.WebhookSecret,
+		Node: nodeID(c), ReclaimAllOnStart: c.DatabaseURL == "",
+		LeaseTTL: c.CallLease, Drain: c.CallDrain, Logger: log, Metrics: callqueue.NewMetrics(reg),
+	})
 	server := api.New(api.Config{
 		Services: services,
 		Store:    st, OpenAPI: parley.OpenAPI, Logger: log, Registry: reg,
 		RateLimit: c.RateLimit, RateBurst: c.RateBurst,
 	})
-	return &App{Config: c, Store: st, Orgs: services.Orgs, API: server, Log: log}, nil
+	return &App{Config: c, Store: st, Orgs: services.Orgs, API: server, Queue: services.Queue, Webhooks: hooks, Log: log}, nil
 }
 
-// Close releases the store.
-func (a *App) Close() error { return a.Store.Close() }
+// Close releases the store and the webhook connections.
+func (a *App) Close() error {
+	a.Webhooks.Close()
+	return a.Store.Close()
+}
+
+// dialer is how calls are placed, per --dialer.
+func dialer(c Config) call.Dialer {
+	if c.Dialer == "simulate" {
+		return simdial.Simulated{Ring: c.SimulateRing, Duration: c.SimulateDuration}
+	}
+	return simdial.None{}
+}
+
+// nodeID names this server among those sharing a database: --node-id, or
+// the host name and listen address, which are stable across restarts and
+// differ between servers on one host.
+func nodeID(c Config) string {
+	if c.NodeID != "" {
+		return c.NodeID
+	}
+	host, err := os.Hostname()
+	if err != nil {
+		host = "parley"
+	}
+	return host + "/" + c.Addr
+}

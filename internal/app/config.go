@@ -23,6 +23,14 @@ type Config struct {
 	LogLevel           string
 	LogFormat          string
 	ShutdownTimeout    time.Duration
+
+	Dialer               string
+	SimulateRing         time.Duration
+	SimulateDuration     time.Duration
+	NodeID               string
+	CallLease            time.Duration
+	CallDrain            time.Duration
+	AllowPrivateWebhooks bool
 }
 
 // storeFlags are the flags of every command that opens the database.
@@ -42,6 +50,13 @@ func serveFlags(fs *flag.FlagSet, c *Config) {
 	fs.Float64Var(&c.RateLimit, "rate-limit", 50, "requests per second allowed per API key on average (0: unlimited)")
 	fs.IntVar(&c.RateBurst, "rate-burst", 100, "requests an API key may make at once before the rate limit applies")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", 30*time.Second, "how long in-flight requests may take to finish on SIGTERM")
+	fs.StringVar(&c.Dialer, "dialer", "none", "how calls are placed: none (calls fail, naming this flag) or simulate (no carrier: calls ring, are answered and last until canceled)")
+	fs.DurationVar(&c.SimulateRing, "simulate-ring", time.Second, "with --dialer simulate: how long a call rings before it is answered")
+	fs.DurationVar(&c.SimulateDuration, "simulate-duration", 0, "with --dialer simulate: how long an answered call lasts (0: until canceled)")
+	fs.StringVar(&c.NodeID, "node-id", "", "this server's name among servers sharing a database; it owns the leases of its calls (default: host name and --addr)")
+	fs.DurationVar(&c.CallLease, "call-lease", 30*time.Second, "how long a live call's lease lasts without renewal; a server silent that long loses its calls")
+	fs.DurationVar(&c.CallDrain, "call-drain", 30*time.Second, "on SIGTERM, how long live calls may go on before they are hung up")
+	fs.BoolVar(&c.AllowPrivateWebhooks, "allow-private-webhooks", false, "let webhooks and tools call loopback, private and link-local addresses (local testing only)")
 }
 
 // EnvName is the environment twin of a flag: data-dir → PARLEY_DATA_DIR.
@@ -86,6 +101,12 @@ func (c *Config) check() error {
 	case "debug", "info", "warn", "error":
 	default:
 		errs = append(errs, errors.New("--log-level must be debug, info, warn or error"))
+	}
+	if c.Dialer != "" && c.Dialer != "none" && c.Dialer != "simulate" {
+		errs = append(errs, errors.New("--dialer must be none or simulate"))
+	}
+	if c.CallLease != 0 && c.CallLease < 3*time.Millisecond {
+		errs = append(errs, errors.New("--call-lease is too short"))
 	}
 	if c.LogFormat != "json" && c.LogFormat != "text" {
 		errs = append(errs, errors.New("--log-format must be json or text"))

@@ -47,10 +47,21 @@ func serve(ctx context.Context, c Config, log *slog.Logger, stderr io.Writer) er
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
+	// The call plane runs until the HTTP side has drained, so a request that
+	// places a call during shutdown still finds the queue.
+	calls, stopCalls := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopCalls()
+	queueDone := make(chan struct{})
+	go func() {
+		a.Queue.Run(calls)
+		close(queueDone)
+	}()
 	log.Info("serving", "addr", ln.Addr().String(), "database", a.Store.Engine(), "data_dir", c.DataDir)
 
 	select {
 	case err := <-served:
+		stopCalls()
+		<-queueDone
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
@@ -58,11 +69,16 @@ func serve(ctx context.Context, c Config, log *slog.Logger, stderr io.Writer) er
 	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.ShutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
+		stopCalls()
+		<-queueDone
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
+	log.Info("HTTP drained; stopping calls", "drain", c.CallDrain.String())
+	stopCalls()
+	<-queueDone
 	log.Info("stopped")
 	return nil
 }

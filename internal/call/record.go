@@ -41,18 +41,18 @@ type Record struct {
 	RecordingURL          *string          `json:"recordingUrl"`
 	HangupCause           *string          `json:"hangupCause"`
 	ErrorMessage          *string          `json:"errorMessage"`
-	Variables             map[string]any   `json:"variables,omitempty"`
-	Transcript            []map[string]any `json:"transcript,omitempty"`
-	Summary               *string          `json:"summary,omitempty"`
-	Metrics               map[string]any   `json:"metrics,omitempty"`
+	Variables             map[string]any   `json:"variables"`
+	Transcript            []map[string]any `json:"transcript"`
+	Summary               *string          `json:"summary"`
+	Metrics               map[string]any   `json:"metrics"`
 	InitiatedAt           *Time            `json:"initiatedAt"`
 	StartedAt             *Time            `json:"startedAt"`
 	EndedAt               *Time            `json:"endedAt"`
 	DurationSeconds       *int             `json:"durationSeconds"`
 	CreatedAt             Time             `json:"createdAt"`
 	UpdatedAt             Time             `json:"updatedAt"`
-	PreCallWebhookStatus  *string          `json:"preCallWebhookStatus,omitempty"`
-	PostCallWebhookStatus *string          `json:"postCallWebhookStatus,omitempty"`
+	PreCallWebhookStatus  *string          `json:"preCallWebhookStatus"`
+	PostCallWebhookStatus *string          `json:"postCallWebhookStatus"`
 	minimal, webhook      bool
 }
 
@@ -89,26 +89,21 @@ func NewRecord(c model.Call, minimal bool) Record {
 func (r Record) MarshalJSON() ([]byte, error) {
 	type plain Record
 	b, err := json.Marshal(plain(r))
-	if err != nil {
-		return nil, err
+	if err != nil || (!r.minimal && !r.webhook) {
+		return b, err
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, err
 	}
-	if !r.minimal {
+	if r.minimal {
 		for _, k := range []string{"variables", "transcript", "metrics", "summary"} {
-			if _, ok := m[k]; !ok {
-				m[k] = json.RawMessage("null")
-			}
+			delete(m, k)
 		}
 	}
-	if !r.webhook {
-		for _, k := range []string{"preCallWebhookStatus", "postCallWebhookStatus"} {
-			if _, ok := m[k]; !ok {
-				m[k] = json.RawMessage("null")
-			}
-		}
+	if r.webhook {
+		delete(m, "preCallWebhookStatus")
+		delete(m, "postCallWebhookStatus")
 	}
 	return json.Marshal(m)
 }
@@ -118,6 +113,5 @@ func (r Record) MarshalJSON() ([]byte, error) {
 func PostCallBody(c model.Call) ([]byte, error) {
 	r := NewRecord(c, false)
 	r.webhook = true
-	r.PreCallWebhookStatus, r.PostCallWebhookStatus = nil, nil
 	return json.Marshal(r)
 }
