@@ -367,7 +367,7 @@ func TestContractCatchesDrift(t *testing.T) {
 		"accepted request that breaks the document": {method: "POST", target: "/v1/agents", status: 201,
 			reqBody:  map[string]any{"name": "a"}, // no promptTemplate
 			respBody: single{presentAgent(full, false)}},
-		"undocumented route answered": {method: "GET", target: "/v1/calls", status: 200,
+		"undocumented route answered": {method: "GET", target: "/v1/undocumented", status: 200,
 			respBody: map[string]any{"data": []any{}}},
 		"unknown route not in the house shape": {method: "GET", target: "/v1/nothing", status: 404,
 			respBody: map[string]any{"message": "404 page not found"}},
