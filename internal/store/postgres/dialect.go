@@ -64,13 +64,16 @@ func (dialect) Time(t time.Time) any { return t }
 // ByteOrder uses the "C" collation, which compares bytes.
 func (dialect) ByteOrder(expr string) string { return expr + ` COLLATE "C"` }
 
-// ForUpdate locks the selected rows; SKIP LOCKED lets concurrent workers
-// take different rows instead of waiting on each other.
+// ForUpdate locks the selected rows as an UPDATE that keeps their keys
+// would: FOR NO KEY UPDATE, which, unlike FOR UPDATE, leaves inserting rows
+// that reference them (an organization's agents, calls) free. SKIP LOCKED
+// lets concurrent workers take different rows instead of waiting on each
+// other.
 func (dialect) ForUpdate(skipLocked bool) string {
 	if skipLocked {
-		return " FOR UPDATE SKIP LOCKED"
+		return " FOR NO KEY UPDATE SKIP LOCKED"
 	}
-	return " FOR UPDATE"
+	return " FOR NO KEY UPDATE"
 }
 
 // PostgreSQL error codes Parley tells apart.

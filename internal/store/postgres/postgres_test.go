@@ -24,7 +24,7 @@ func TestMain(m *testing.M) {
 
 // databaseURL is the server the tests use. Without one they skip, except in
 // CI, which must never pass by skipping PostgreSQL.
-func databaseURL(t *testing.T) string {
+func databaseURL(t testing.TB) string {
 	t.Helper()
 	u := os.Getenv("PARLEY_TEST_DATABASE_URL")
 	if u == "" {
@@ -45,7 +45,7 @@ func newSchema() string {
 }
 
 // open returns a store in a fresh schema, dropped with it when t ends.
-func open(t *testing.T, dbURL string, opts ...postgres.Option) *sqlstore.Store {
+func open(t testing.TB, dbURL string, opts ...postgres.Option) *sqlstore.Store {
 	t.Helper()
 	schema := newSchema()
 	s, err := postgres.Open(t.Context(), dbURL, append([]postgres.Option{postgres.WithSchema(schema), postgres.WithMaxConns(4)}, opts...)...)
@@ -56,7 +56,7 @@ func open(t *testing.T, dbURL string, opts ...postgres.Option) *sqlstore.Store {
 	return s
 }
 
-func dropSchema(t *testing.T, s *sqlstore.Store, schema string) {
+func dropSchema(t testing.TB, s *sqlstore.Store, schema string) {
 	t.Helper()
 	// t.Context is already done when cleanups run.
 	if _, err := s.DB().Exec("DROP SCHEMA " + pgx.Identifier{schema}.Sanitize() + " CASCADE"); err != nil {

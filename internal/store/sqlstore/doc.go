@@ -19,6 +19,11 @@
 // JSON; sealed secrets as bytes, where nil and empty are both NULL and read
 // back as nil. Lists without a page size return every row.
 //
+// In a write transaction, queries that claim rows (LockOrg, the queue, lease
+// and outbox scans) lock them until it ends: on PostgreSQL with FOR NO KEY
+// UPDATE, and SKIP LOCKED where concurrent workers should take different
+// rows; SQLite's single writer needs no lock. In View they lock nothing.
+//
 // A lookup's ErrNotFound leaves the transaction usable. Any other error (a
 // conflict, a dangling reference, a driver error) has aborted the transaction
 // on PostgreSQL, so fn should return it rather than carry on. Update must not

@@ -31,11 +31,18 @@ type listing struct {
 	args    []any
 	order   string // ORDER BY clause, ties broken so pages never overlap
 	page    store.Page
+	// total, when set, is a query with args that reads the total instead
+	// of counting the rows of from and where.
+	total string
 }
 
 // list runs l: the total count ignores paging; a page past the end is empty.
 func list[T any](ctx context.Context, t *tx, l listing, scan func(rowScanner) (T, error), what string) ([]T, int, error) {
-	total, err := t.count(ctx, what, "SELECT count(*) FROM "+l.from+" WHERE "+l.where, l.args...)
+	count := l.total
+	if count == "" {
+		count = "SELECT count(*) FROM " + l.from + " WHERE " + l.where
+	}
+	total, err := t.count(ctx, what, count, l.args...)
 	if err != nil {
 		return nil, 0, err
 	}

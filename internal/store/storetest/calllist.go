@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -355,6 +356,48 @@ var callListTests = []test{
 				t.Fatalf("minimal record has big fields: %+v", c)
 			}
 		}
+	}},
+	{"UnfilteredTotal", func(t *testing.T, b *bundle) {
+		// An unfiltered list's total is the organization's count, kept
+		// beside the calls: it must move with them, transaction by
+		// transaction.
+		total := func(orgID string) int {
+			var n int
+			read(t, b, func(tx store.Tx) ([]model.Call, error) {
+				rows, total, err := tx.ListCalls(b.ctx, orgID, store.CallFilter{Page: page(1)})
+				n = total
+				return rows, err
+			})
+			return n
+		}
+		wantEqual(t, 0, total(b.org.ID))
+		for range 3 {
+			newCall(t, b, b.org.ID, model.NewID())
+		}
+		newCall(t, b, b.other.ID, model.NewID())
+		boom := errors.New("boom")
+		err := b.st.Update(b.ctx, func(tx store.Tx) error {
+			c := model.Call{OrgID: b.org.ID, AgentID: model.NewID(), Direction: model.Inbound, Status: model.CallRinging}
+			if err := tx.CreateCall(b.ctx, &c); err != nil {
+				return err
+			}
+			return boom
+		})
+		wantIs(t, err, boom)
+		b.update(t, func(tx store.Tx) error {
+			for range 2 {
+				c := model.Call{OrgID: b.org.ID, AgentID: model.NewID(), Direction: model.Inbound, Status: model.CallRinging}
+				if err := tx.CreateCall(b.ctx, &c); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		wantEqual(t, 5, total(b.org.ID))
+		wantEqual(t, 1, total(b.other.ID))
+		// Filtered lists count their rows: the same calls, the same total.
+		_, n := listCalls(t, b, store.CallFilter{Statuses: []string{model.CallCompleted, model.CallRinging}})
+		wantEqual(t, 5, n)
 	}},
 	{"OtherOrgSeesNone", func(t *testing.T, b *bundle) {
 		newCallFleet(t, b)

@@ -13,22 +13,37 @@
 --   calls_org_agent_created    agentId filter, newest first
 --   calls_org_from/to_created  fromNumber / toNumber filters (one caller's
 --                              calls), newest first
---   calls_org_started/ended/duration
---                              sorts by a nullable key, nulls last: the
---                              index serves the descending order (the
---                              default); ascending falls back to a sort
+--   calls_org_trunk_created    sipTrunkId filter, newest first
+--   calls_org_started/ended/duration_desc and _asc
+--                              sorts by a nullable key, nulls last. The list
+--                              orders by (key IS NULL), key, id: no one index
+--                              can give nulls last in both directions, so
+--                              each direction has its own
 --   calls_org_status_id, calls_org_direction_id
 --                              sorts by status or direction, ties by id
 --   calls_live                 live calls (they hold a line): counting an
 --                              organization's, and the lease scans. Small:
---                              only live calls are in it. lease_expires_at is
---                              left out of every index so that renewing a
---                              lease touches no index
+--                              only live calls are in it
 --   calls_live_owner           a node's live calls (renewing, reclaiming)
 --   calls_queued               the queue, oldest first, per organization
 --   calls_post_call_webhooks   the post-call webhook outbox
+--   calls_org                  SQLite only. Counting a list whose filter no
+--                              index holds (q) reads every call of the
+--                              organization; SQLite's planner goes through
+--                              the narrowest index on org_id, whatever its
+--                              order, and the reads through one in sort-key
+--                              order jump about the table (seconds for a
+--                              million calls). This one is the narrowest,
+--                              and in rowid order, so the reads are
+--                              sequential. PostgreSQL scans the table.
 -- The live-status list is written out the same way in the queries, so both
--- engines can match them to the partial indexes.
+-- engines can match them to the partial indexes. lease_expires_at is in no
+-- index, so renewing a lease touches none.
+--
+-- call_counts holds each organization's number of calls, kept by triggers in
+-- the same transaction as the calls themselves, so the total of an
+-- unfiltered list (the call log's first page) is read, not counted over
+-- every call of the organization.
 
 -- +goose Up
 CREATE TABLE calls (
@@ -64,14 +79,19 @@ CREATE TABLE calls (
     created_at               TEXT NOT NULL,
     updated_at               TEXT NOT NULL
 ) STRICT;
+CREATE INDEX calls_org ON calls (org_id);
 CREATE INDEX calls_org_created ON calls (org_id, created_at, id);
 CREATE INDEX calls_org_status_created ON calls (org_id, status, created_at, id);
 CREATE INDEX calls_org_agent_created ON calls (org_id, agent_id, created_at, id);
 CREATE INDEX calls_org_from_created ON calls (org_id, from_number, created_at, id);
 CREATE INDEX calls_org_to_created ON calls (org_id, to_number, created_at, id);
-CREATE INDEX calls_org_started ON calls (org_id, (started_at IS NULL) DESC, started_at, id);
-CREATE INDEX calls_org_ended ON calls (org_id, (ended_at IS NULL) DESC, ended_at, id);
-CREATE INDEX calls_org_duration ON calls (org_id, (duration_seconds IS NULL) DESC, duration_seconds, id);
+CREATE INDEX calls_org_trunk_created ON calls (org_id, sip_trunk_id, created_at, id);
+CREATE INDEX calls_org_started_desc ON calls (org_id, (started_at IS NULL) DESC, started_at, id);
+CREATE INDEX calls_org_started_asc ON calls (org_id, (started_at IS NULL), started_at, id);
+CREATE INDEX calls_org_ended_desc ON calls (org_id, (ended_at IS NULL) DESC, ended_at, id);
+CREATE INDEX calls_org_ended_asc ON calls (org_id, (ended_at IS NULL), ended_at, id);
+CREATE INDEX calls_org_duration_desc ON calls (org_id, (duration_seconds IS NULL) DESC, duration_seconds, id);
+CREATE INDEX calls_org_duration_asc ON calls (org_id, (duration_seconds IS NULL), duration_seconds, id);
 CREATE INDEX calls_org_status_id ON calls (org_id, status, id);
 CREATE INDEX calls_org_direction_id ON calls (org_id, direction, id);
 CREATE INDEX calls_live ON calls (org_id)
@@ -83,5 +103,26 @@ CREATE INDEX calls_queued ON calls (org_id, created_at, id)
 CREATE INDEX calls_post_call_webhooks ON calls (ended_at, id)
     WHERE post_call_webhook_url IS NOT NULL AND post_call_webhook_status IS NULL AND ended_at IS NOT NULL;
 
+CREATE TABLE call_counts (
+    org_id TEXT PRIMARY KEY REFERENCES organizations (id) ON DELETE CASCADE,
+    calls  INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+
+-- +goose StatementBegin
+CREATE TRIGGER calls_count_insert AFTER INSERT ON calls
+BEGIN
+    INSERT INTO call_counts (org_id, calls) VALUES (NEW.org_id, 1)
+        ON CONFLICT (org_id) DO UPDATE SET calls = calls + 1;
+END;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE TRIGGER calls_count_delete AFTER DELETE ON calls
+BEGIN
+    UPDATE call_counts SET calls = calls - 1 WHERE org_id = OLD.org_id;
+END;
+-- +goose StatementEnd
+
 -- +goose Down
+DROP TABLE call_counts;
 DROP TABLE calls;
