@@ -27,9 +27,9 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // engines opens a fresh store per engine: SQLite always, PostgreSQL (in its
 // own schema) when PARLEY_TEST_DATABASE_URL is set.
-func engines(t *testing.T) map[string]func(t *testing.T) store.Store {
-	out := map[string]func(t *testing.T) store.Store{
-		"sqlite": func(t *testing.T) store.Store {
+func engines(t testing.TB) map[string]func(t testing.TB) store.Store {
+	out := map[string]func(t testing.TB) store.Store{
+		"sqlite": func(t testing.TB) store.Store {
 			s, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "parley.db"))
 			if err != nil {
 				t.Fatal(err)
@@ -45,7 +45,7 @@ func engines(t *testing.T) map[string]func(t *testing.T) store.Store {
 		}
 		return out
 	}
-	out["postgres"] = func(t *testing.T) store.Store {
+	out["postgres"] = func(t testing.TB) store.Store {
 		schema := fmt.Sprintf("callqueue_%d", time.Now().UnixNano())
 		s, err := postgres.Open(context.Background(), url, postgres.WithSchema(schema))
 		if err != nil {
@@ -84,7 +84,7 @@ func (p *posts) PostCall(_ context.Context, url, secret string, body []byte) str
 
 // harness is a running queue over a real store with one organization and one agent.
 type harness struct {
-	t      *testing.T
+	t      testing.TB
 	store  store.Store
 	org    model.Organization
 	agent  model.Agent
@@ -138,7 +138,7 @@ func (h *harness) insertLive(owner string, lease time.Duration) model.Call {
 
 type harnessOption func(*Options)
 
-func newHarness(t *testing.T, st store.Store, limit int, opts ...harnessOption) *harness {
+func newHarness(t testing.TB, st store.Store, limit int, opts ...harnessOption) *harness {
 	t.Helper()
 	ctx := context.Background()
 	h := &harness{t: t, store: st, dialer: &calltest.Dialer{}, posts: newPosts()}
