@@ -232,14 +232,14 @@ func (t *tx) GetCalls(ctx context.Context, orgID string, ids []string) ([]model.
 
 // ListCalls filters and sorts the organization's calls as f says. The folder
 // filter looks at the call's agent as it is now, so calls whose agent was
-// deleted never match it.
+// deleted never match it, not even FolderNone.
 func (t *tx) ListCalls(ctx context.Context, orgID string, f store.CallFilter) ([]model.Call, int, error) {
 	none := func() ([]model.Call, int, error) { return []model.Call{}, 0, nil }
 	if !uuids(orgID) {
 		return none()
 	}
 	const unfiltered = "c.org_id = ?"
-	from, where, args := "calls c", unfiltered, []any{orgID}
+	where, args := unfiltered, []any{orgID}
 	if len(f.Statuses) > 0 {
 		where += " AND c.status IN (" + placeholders(len(f.Statuses)) + ")"
 		for _, s := range f.Statuses {
@@ -258,13 +258,18 @@ func (t *tx) ListCalls(ctx context.Context, orgID string, f store.CallFilter) ([
 		args = append(args, f.AgentID)
 	}
 	if f.FolderID != "" {
-		from += " JOIN agents a ON a.org_id = c.org_id AND a.id = c.agent_id"
+		// A semi-join on the agents of the folder: calls whose agent is gone
+		// have none. (As a plain JOIN, SQLite counts by looking every call's
+		// agent up; this way it counts each agent's calls in
+		// calls_org_agent_created. PostgreSQL plans both alike.)
+		in := " AND c.agent_id IN (SELECT a.id FROM agents a WHERE a.org_id = ? AND a.folder_id "
 		switch {
 		case f.FolderID == store.FolderNone:
-			where += " AND a.folder_id IS NULL"
+			where += in + "IS NULL)"
+			args = append(args, orgID)
 		case uuids(f.FolderID):
-			where += " AND a.folder_id = ?"
-			args = append(args, f.FolderID)
+			where += in + "= ?)"
+			args = append(args, orgID, f.FolderID)
 		default:
 			return none() // no such folder, so no agents in it
 		}
@@ -313,7 +318,7 @@ func (t *tx) ListCalls(ctx context.Context, orgID string, f store.CallFilter) ([
 	}
 	l := listing{
 		columns: sel.columns,
-		from:    from,
+		from:    "calls c",
 		where:   where,
 		args:    args,
 		order:   callOrder(f.SortBy, f.SortDir),
