@@ -28,6 +28,7 @@ type server struct {
 	addr string
 	key  string // printed on first start only
 	logs *logBuffer
+	eof  chan struct{} // closed once stderr is read to its end
 }
 
 type logBuffer struct {
@@ -62,13 +63,14 @@ func startServer(t *testing.T, bin string, env []string, args ...string) *server
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s := &server{t: t, cmd: cmd, logs: &logBuffer{}}
+	s := &server{t: t, cmd: cmd, logs: &logBuffer{}, eof: make(chan struct{})}
 	t.Cleanup(func() {
 		cmd.Process.Kill()
 		cmd.Wait()
 	})
 	ready := make(chan struct{})
 	go func() {
+		defer close(s.eof)
 		lines := bufio.NewScanner(stderr)
 		for lines.Scan() {
 			line := lines.Text()
@@ -183,7 +185,7 @@ func TestCrashKeepsEveryCall(t *testing.T) {
 	bin := build(t)
 	dir := t.TempDir()
 	hooks := newReceiver(t)
-	env := []string{"PARLEY_DATA_DIR=" + dir}
+	env := []string{"PARLEY_DATA_DIR=" + dir, "PARLEY_CALL_DRAIN=200ms"}
 	s := startServer(t, bin, env)
 	key := s.key
 	s.must(key, 200, "PATCH", "/v1/organization", map[string]any{"concurrencyLimit": 2})
@@ -243,10 +245,14 @@ func TestCrashKeepsEveryCall(t *testing.T) {
 			return s.must(key, 200, "GET", "/v1/calls/"+id, nil)["data"].(map[string]any)["postCallWebhookStatus"] == "sent"
 		})
 	}
-	// Graceful stop: SIGTERM hangs up live calls and exits 0.
+	// Graceful stop: after --call-drain, live calls are hung up; exit 0.
 	s.cmd.Process.Signal(os.Interrupt)
+	<-s.eof // read every log line before Wait closes the pipe
 	if err := s.cmd.Wait(); err != nil {
 		t.Errorf("exit after SIGINT: %v\n%s", err, s.logs.String())
+	}
+	if !strings.Contains(s.logs.String(), `"msg":"stopped"`) {
+		t.Errorf("no clean stop:\n%s", s.logs.String())
 	}
 	if len(ids) != 5 {
 		t.Errorf("%d calls placed", len(ids))
