@@ -86,17 +86,16 @@ func TestServeProcess(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	waited := make(chan error)
-	go func() { waited <- cmd.Wait() }()
+	var log string
 	select {
-	case err := <-waited:
-		if err != nil {
-			t.Fatalf("exit after SIGTERM: %v", err)
-		}
+	case log = <-rest: // stderr read to its end: the process has exited
 	case <-time.After(30 * time.Second):
 		t.Fatal("no exit 30s after SIGTERM")
 	}
-	if log := <-rest; !strings.Contains(log, `"msg":"stopped"`) {
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("exit after SIGTERM: %v\n%s", err, log)
+	}
+	if !strings.Contains(log, `"msg":"stopped"`) {
 		t.Errorf("no clean stop in the log:\n%s", log)
 	}
 
