@@ -65,24 +65,6 @@ func (b *batchGetRequest) check() error {
 	return l.Err()
 }
 
-func (s *Server) batchGetAgents(w http.ResponseWriter, r *http.Request) {
-	var req batchGetRequest
-	if err := decode(r, &req); err != nil {
-		writeError(w, r, err)
-		return
-	}
-	if err := req.check(); err != nil {
-		writeError(w, r, err)
-		return
-	}
-	views, err := s.Agents.BatchGet(r.Context(), orgID(r), req.IDs.V)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeData(w, http.StatusOK, presentAgents(views, req.Minimal.V))
-}
-
 func (s *Server) duplicateAgent(w http.ResponseWriter, r *http.Request) {
 	id, ok := pathID(w, r, "id")
 	if !ok {

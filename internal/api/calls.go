@@ -79,24 +79,6 @@ func (s *Server) listCalls(w http.ResponseWriter, r *http.Request) {
 
 func presentFullCall(c model.Call) call.Record { return call.NewRecord(c, false) }
 
-func (s *Server) batchGetCalls(w http.ResponseWriter, r *http.Request) {
-	var req batchGetRequest
-	if err := decode(r, &req); err != nil {
-		writeError(w, r, err)
-		return
-	}
-	if err := req.check(); err != nil {
-		writeError(w, r, err)
-		return
-	}
-	calls, err := s.Calls.BatchGet(r.Context(), orgID(r), req.IDs.V)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeData(w, http.StatusOK, mapSlice(calls, func(c model.Call) call.Record { return call.NewRecord(c, req.Minimal.V) }))
-}
-
 func (s *Server) cancelCall(w http.ResponseWriter, r *http.Request) {
 	id, ok := pathID(w, r, "id")
 	if !ok {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/opt"
 )
 
@@ -61,14 +62,8 @@ func decode(r *http.Request, dst any) error {
 	return opt.Decode(b, dst)
 }
 
-// timestamp writes times as RFC 3339 in UTC with milliseconds.
-type timestamp time.Time
-
-const timeLayout = "2006-01-02T15:04:05.000Z07:00"
-
-func (t timestamp) MarshalJSON() ([]byte, error) {
-	return []byte(`"` + time.Time(t).UTC().Format(timeLayout) + `"`), nil
-}
+// timestamp is a time as the API answers it.
+type timestamp = model.Timestamp
 
 func ts(t time.Time) timestamp { return timestamp(t) }
 

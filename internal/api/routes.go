@@ -1,6 +1,10 @@
 package api
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/parley-voice/parley/internal/call"
+)
 
 // route is one entry of the route table. Routes are authenticated by API key
 // unless public; bodyLimit overrides the default 1 MiB body limit. Only routes
@@ -32,7 +36,7 @@ func (s *Server) routes() []route {
 
 		h("POST /v1/agents", createHandler(s.Agents.Create, presentFullAgent)),
 		list("GET /v1/agents", s.listAgents),
-		h("POST /v1/agents/batch-get", s.batchGetAgents),
+		h("POST /v1/agents/batch-get", batchGetHandler(s.Agents.BatchGet, presentAgent)),
 		h("GET /v1/agents/{id}", getHandler(uuidPath, s.Agents.Get, presentFullAgent)),
 		h("PATCH /v1/agents/{id}", updateHandler(s.Agents.Update, presentFullAgent)),
 		h("DELETE /v1/agents/{id}", deleteHandler(uuidPath, s.Agents.Delete)),
@@ -45,7 +49,7 @@ func (s *Server) routes() []route {
 
 		h("POST /v1/calls", s.createCall),
 		list("GET /v1/calls", s.listCalls),
-		h("POST /v1/calls/batch-get", s.batchGetCalls),
+		h("POST /v1/calls/batch-get", batchGetHandler(s.Calls.BatchGet, call.NewRecord)),
 		h("GET /v1/calls/{id}", getHandler(uuidPath, s.Calls.Get, presentFullCall)),
 		h("POST /v1/calls/{id}/cancel", s.cancelCall),
 

@@ -2,28 +2,9 @@ package call
 
 import (
 	"encoding/json"
-	"time"
 
 	"github.com/parley-voice/parley/internal/model"
 )
-
-// Time is a timestamp as Parley answers it: UTC, RFC 3339, milliseconds.
-type Time time.Time
-
-const timeLayout = "2006-01-02T15:04:05.000Z07:00"
-
-// MarshalJSON writes the time in Parley's layout.
-func (t Time) MarshalJSON() ([]byte, error) {
-	return []byte(`"` + time.Time(t).UTC().Format(timeLayout) + `"`), nil
-}
-
-func timePtr(t *time.Time) *Time {
-	if t == nil {
-		return nil
-	}
-	v := Time(*t)
-	return &v
-}
 
 // Record is a call as the API answers it and the post-call webhook delivers
 // it: every field, null where unset.
@@ -45,12 +26,12 @@ type Record struct {
 	Transcript            []map[string]any `json:"transcript"`
 	Summary               *string          `json:"summary"`
 	Metrics               map[string]any   `json:"metrics"`
-	InitiatedAt           *Time            `json:"initiatedAt"`
-	StartedAt             *Time            `json:"startedAt"`
-	EndedAt               *Time            `json:"endedAt"`
+	InitiatedAt           *model.Timestamp `json:"initiatedAt"`
+	StartedAt             *model.Timestamp `json:"startedAt"`
+	EndedAt               *model.Timestamp `json:"endedAt"`
 	DurationSeconds       *int             `json:"durationSeconds"`
-	CreatedAt             Time             `json:"createdAt"`
-	UpdatedAt             Time             `json:"updatedAt"`
+	CreatedAt             model.Timestamp  `json:"createdAt"`
+	UpdatedAt             model.Timestamp  `json:"updatedAt"`
 	PreCallWebhookStatus  *string          `json:"preCallWebhookStatus"`
 	PostCallWebhookStatus *string          `json:"postCallWebhookStatus"`
 	minimal, webhook      bool
@@ -63,9 +44,9 @@ func NewRecord(c model.Call, minimal bool) Record {
 		ID: c.ID, OrganizationID: c.OrgID, AgentID: c.AgentID, AgentName: c.AgentName, SIPTrunkID: c.SIPTrunkID,
 		Direction: c.Direction, Status: c.Status, FromNumber: c.FromNumber, ToNumber: c.ToNumber,
 		AgentCallerIDName: c.AgentCallerIDName, RecordingURL: c.RecordingURL, HangupCause: c.HangupCause,
-		ErrorMessage: c.ErrorMessage, InitiatedAt: timePtr(c.InitiatedAt), StartedAt: timePtr(c.StartedAt),
-		EndedAt: timePtr(c.EndedAt), DurationSeconds: c.DurationSeconds,
-		CreatedAt: Time(c.CreatedAt), UpdatedAt: Time(c.UpdatedAt),
+		ErrorMessage: c.ErrorMessage, InitiatedAt: model.TimestampPtr(c.InitiatedAt), StartedAt: model.TimestampPtr(c.StartedAt),
+		EndedAt: model.TimestampPtr(c.EndedAt), DurationSeconds: c.DurationSeconds,
+		CreatedAt: model.Timestamp(c.CreatedAt), UpdatedAt: model.Timestamp(c.UpdatedAt),
 		PreCallWebhookStatus: c.PreCallWebhookStatus, PostCallWebhookStatus: c.PostCallWebhookStatus,
 		minimal: minimal,
 	}
