@@ -36,11 +36,11 @@ func copyLoader(s *sqlstore.Store) storetest.CallLoader {
 			return err
 		}
 		defer conn.Close()
-		indexes, err := callIndexes(ctx, conn)
+		names, defs, err := callIndexes(ctx, conn)
 		if err != nil {
 			return err
 		}
-		for name := range indexes {
+		for _, name := range names {
 			if _, err := conn.ExecContext(ctx, "DROP INDEX "+pgx.Identifier{name}.Sanitize()); err != nil {
 				return err
 			}
@@ -59,7 +59,7 @@ func copyLoader(s *sqlstore.Store) storetest.CallLoader {
 		if _, err := conn.ExecContext(ctx, "SET maintenance_work_mem = '256MB'"); err != nil {
 			return err
 		}
-		for _, def := range indexes {
+		for _, def := range defs {
 			if _, err := conn.ExecContext(ctx, def); err != nil {
 				return err
 			}
@@ -69,24 +69,29 @@ func copyLoader(s *sqlstore.Store) storetest.CallLoader {
 	}
 }
 
-// callIndexes is the definition of every index of calls but its primary key.
-func callIndexes(ctx context.Context, conn *sql.Conn) (map[string]string, error) {
-	rows, err := conn.QueryContext(ctx, `SELECT indexname, indexdef FROM pg_indexes
-		WHERE schemaname = current_schema() AND tablename = 'calls' AND indexname <> 'calls_pkey'`)
+// callIndexes names and defines every index of calls but its primary key,
+// in the order they were created.
+func callIndexes(ctx context.Context, conn *sql.Conn) (names, defs []string, err error) {
+	rows, err := conn.QueryContext(ctx, `SELECT i.indexname, i.indexdef FROM pg_indexes i
+		JOIN pg_class c ON c.relname = i.indexname AND c.relnamespace = current_schema()::regnamespace
+		WHERE i.schemaname = current_schema() AND i.tablename = 'calls' AND i.indexname <> 'calls_pkey'
+		ORDER BY c.oid`)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer rows.Close()
-	out := map[string]string{}
 	for rows.Next() {
 		var name, def string
 		if err := rows.Scan(&name, &def); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		out[name] = def
+		names, defs = append(names, name), append(defs, def)
 	}
-	if len(out) == 0 {
-		return nil, errors.New("calls has no indexes to drop")
+	if err := rows.Err(); err != nil {
+		return nil, nil, err
 	}
-	return out, rows.Err()
+	if len(names) == 0 {
+		return nil, nil, errors.New("calls has no indexes to drop")
+	}
+	return names, defs, nil
 }

@@ -79,17 +79,18 @@ func bulkLoader(s *sqlstore.Store) storetest.CallLoader {
 
 	return func(ctx context.Context, batches iter.Seq[[]model.Call]) (err error) {
 		rows, err := db.QueryContext(ctx,
-			`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'calls' AND sql IS NOT NULL`)
+			`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'calls' AND sql IS NOT NULL
+			ORDER BY rowid`) // built again in the same order: the planner breaks ties by it
 		if err != nil {
 			return err
 		}
-		indexes := map[string]string{}
+		var names, defs []string
 		for rows.Next() {
 			var name, sql string
 			if err := rows.Scan(&name, &sql); err != nil {
 				return errors.Join(err, rows.Close())
 			}
-			indexes[name] = sql
+			names, defs = append(names, name), append(defs, sql)
 		}
 		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 			return err
@@ -100,7 +101,7 @@ func bulkLoader(s *sqlstore.Store) storetest.CallLoader {
 			}
 		}
 		exec("PRAGMA cache_size = -262144") // 256 MiB
-		for name := range indexes {
+		for _, name := range names {
 			exec("DROP INDEX " + name)
 		}
 		if err != nil {
@@ -111,8 +112,8 @@ func bulkLoader(s *sqlstore.Store) storetest.CallLoader {
 				return err
 			}
 		}
-		for _, sql := range indexes {
-			exec(sql)
+		for _, def := range defs {
+			exec(def)
 		}
 		exec("PRAGMA cache_size = -2000") // SQLite's default, which the store runs with
 		exec("PRAGMA wal_checkpoint(TRUNCATE)")

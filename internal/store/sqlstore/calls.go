@@ -324,10 +324,22 @@ func (t *tx) ListCalls(ctx context.Context, orgID string, f store.CallFilter) ([
 		order:   callOrder(f.SortBy, f.SortDir),
 		page:    f.Page,
 	}
-	if where == unfiltered {
+	switch {
+	case where == unfiltered:
 		// No filter: the organization's count, kept by the schema's
 		// triggers, is the total, and no call has to be counted.
 		l.total = `SELECT COALESCE((SELECT calls FROM call_counts WHERE org_id = ?), 0)`
+	case f.Query != "" && f.CreatedFrom.IsZero():
+		// Counting a q filter reads every call the other filters let
+		// through. A bound on created_at that every call meets makes SQLite
+		// read them through an index in created_at order, about the order
+		// they are stored in, rather than through whichever index on org_id
+		// its planner picks among equals, whose order may jump about the
+		// table (seconds instead of one pass, for a million calls).
+		// PostgreSQL's statistics see through the bound. The page itself is
+		// left alone, to be read in the order of its sort key.
+		l.total = "SELECT count(*) FROM calls c WHERE " + where + " AND c.created_at >= ?"
+		l.totalArgs = append(args[:len(args):len(args)], t.d.Time(time.Time{}))
 	}
 	return list(ctx, t, l, sel.scan, "list calls")
 }

@@ -31,9 +31,10 @@ type listing struct {
 	args    []any
 	order   string // ORDER BY clause, ties broken so pages never overlap
 	page    store.Page
-	// total, when set, is a query with args that reads the total instead
-	// of counting the rows of from and where.
-	total string
+	// total, when set, is the query that reads the total (with totalArgs,
+	// or args when nil) instead of counting the rows of from and where.
+	total     string
+	totalArgs []any
 }
 
 // list runs l: the total count ignores paging; a page past the end is empty.
@@ -42,7 +43,11 @@ func list[T any](ctx context.Context, t *tx, l listing, scan func(rowScanner) (T
 	if count == "" {
 		count = "SELECT count(*) FROM " + l.from + " WHERE " + l.where
 	}
-	total, err := t.count(ctx, what, count, l.args...)
+	countArgs := l.totalArgs
+	if countArgs == nil {
+		countArgs = l.args
+	}
+	total, err := t.count(ctx, what, count, countArgs...)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -27,15 +27,6 @@
 --   calls_live_owner           a node's live calls (renewing, reclaiming)
 --   calls_queued               the queue, oldest first, per organization
 --   calls_post_call_webhooks   the post-call webhook outbox
---   calls_org                  SQLite only. Counting a list whose filter no
---                              index holds (q) reads every call of the
---                              organization; SQLite's planner goes through
---                              the narrowest index on org_id, whatever its
---                              order, and the reads through one in sort-key
---                              order jump about the table (seconds for a
---                              million calls). This one is the narrowest,
---                              and in rowid order, so the reads are
---                              sequential. PostgreSQL scans the table.
 -- The live-status list is written out the same way in the queries, so both
 -- engines can match them to the partial indexes. lease_expires_at is in no
 -- index, so renewing a lease touches none.
@@ -79,7 +70,6 @@ CREATE TABLE calls (
     created_at               TEXT NOT NULL,
     updated_at               TEXT NOT NULL
 ) STRICT;
-CREATE INDEX calls_org ON calls (org_id);
 CREATE INDEX calls_org_created ON calls (org_id, created_at, id);
 CREATE INDEX calls_org_status_created ON calls (org_id, status, created_at, id);
 CREATE INDEX calls_org_agent_created ON calls (org_id, agent_id, created_at, id);
