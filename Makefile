@@ -29,8 +29,10 @@ test: deps lint ## the whole test suite, with the race detector; PostgreSQL too 
 	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 14m $(PKGS)
 
 .PHONY: bench
-bench: deps ## benchmarks (results and commands go in docs/benchmarks.md)
-	$(GO) test -run '^$$' -bench . -benchmem -count 5 $(PKGS)
+bench: deps ## benchmarks on SQLite, and PostgreSQL when PARLEY_TEST_DATABASE_URL is set (results: docs/benchmarks.md)
+	@scripts/test-services.sh
+	$(GO) test -run '^$$' -bench . -benchmem -count 3 ./internal/api/ ./internal/callqueue/
+	PARLEY_BENCH_CALLS=$${PARLEY_BENCH_CALLS:-1000000} $(GO) test -run '^$$' -bench ListCalls -benchtime 50x -timeout 60m ./internal/store/sqlite ./internal/store/postgres
 
 .PHONY: lint
 lint: ## go vet and gofmt
