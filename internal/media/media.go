@@ -1,0 +1,68 @@
+// Package media is the boundary between the phone network and the rest of
+// Parley. It names what an answered call leg offers the conversation engine
+// and the call plane, whatever carries it: audio frames in and out as 16-bit
+// PCM at the rate the consumer asks for, keypad digits both ways, hang-up and
+// the end of the call. It knows nothing of agents or calls; media/sipua
+// implements it over SIP and RTP, media/audio holds the signal processing.
+package media
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// FrameDuration is the length of one audio frame, in and out (RTP ptime).
+const FrameDuration = 20 * time.Millisecond
+
+// FrameSamples is the number of samples in one frame at rate Hz.
+func FrameSamples(rate int) int { return rate * int(FrameDuration/time.Millisecond) / 1000 }
+
+// ErrEnded is returned by a Session's methods once the leg is over.
+var ErrEnded = errors.New("media: the call leg has ended")
+
+// Session is one answered call leg.
+type Session interface {
+	// Audio gives the leg's audio at rate Hz (8000, 16000, 24000 or 48000);
+	// resampling happens here and nowhere else.
+	Audio(rate int) Audio
+	// SendDigits plays keypad digits (0-9, *, #, A-D) to the far end as
+	// RFC 4733 telephone-events, in order, after any audio already queued.
+	SendDigits(ctx context.Context, digits string) error
+	// Digits delivers keypad digits the far end pressed (RFC 4733 or SIP
+	// INFO), in order. It is never closed; select on Done as well.
+	Digits() <-chan rune
+	// Hangup ends the leg from our side (BYE). Safe to call more than once.
+	Hangup(ctx context.Context) error
+	// Done is closed when the leg is over, whoever ended it.
+	Done() <-chan struct{}
+	// End says who ended the leg and why; valid once Done is closed.
+	End() End
+}
+
+// Audio is a leg's audio at one sample rate.
+type Audio interface {
+	// Read blocks for the next 20 ms frame of what the far end says
+	// (silence frames while it says nothing, so reads keep real time).
+	// It returns ErrEnded when the leg is over, or ctx's error.
+	Read(ctx context.Context) ([]int16, error)
+	// Write queues pcm (any length) to be played after what is already
+	// queued, and returns at once. While nothing is queued the far end
+	// hears comfort silence.
+	Write(pcm []int16) error
+	// Flush drops everything queued but not yet played (barge-in) and
+	// returns how much was dropped.
+	Flush() time.Duration
+	// Drain blocks until everything queued has been played.
+	Drain(ctx context.Context) error
+}
+
+// End is how a leg ended.
+type End struct {
+	// Remote is true when the far end hung up (BYE from them).
+	Remote bool
+	// Reason is a short description for logs and errorMessage ("BYE
+	// received", "media timeout", ...).
+	Reason string
+	At     time.Time
+}
