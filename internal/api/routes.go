@@ -52,6 +52,8 @@ func (s *Server) routes() []route {
 		h("POST /v1/calls/batch-get", batchGetHandler(s.Calls.BatchGet, call.NewRecord)),
 		h("GET /v1/calls/{id}", getHandler(uuidPath, s.Calls.Get, presentFullCall)),
 		h("POST /v1/calls/{id}/cancel", s.cancelCall),
+		// Authenticated by key or by a signed link, in the handler.
+		{pattern: "GET /v1/calls/{id}/recording", handler: http.HandlerFunc(s.callRecording), public: true, query: true},
 
 		h("POST /v1/folders", createHandler(s.Folders.Create, presentFolder)),
 		list("GET /v1/folders", listHandler(s.Folders.List, presentFolder)),

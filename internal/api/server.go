@@ -11,6 +11,7 @@ import (
 	"github.com/parley-voice/parley/internal/agent"
 	"github.com/parley-voice/parley/internal/call"
 	"github.com/parley-voice/parley/internal/callqueue"
+	"github.com/parley-voice/parley/internal/recording"
 	"github.com/parley-voice/parley/internal/folder"
 	"github.com/parley-voice/parley/internal/knowledge"
 	"github.com/parley-voice/parley/internal/org"
@@ -32,6 +33,8 @@ type Services struct {
 	Calls                *call.Service
 	// Queue places, cancels and runs calls.
 	Queue *callqueue.Queue
+	// Recordings serves call recordings (nil: none kept).
+	Recordings *recording.Store
 }
 
 // Config is how the API is set up.

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -15,11 +16,14 @@ import (
 	"github.com/parley-voice/parley/internal/call"
 	"github.com/parley-voice/parley/internal/call/simdial"
 	"github.com/parley-voice/parley/internal/callqueue"
+	"github.com/parley-voice/parley/internal/media/sipua"
+	"github.com/parley-voice/parley/internal/recording"
 	"github.com/parley-voice/parley/internal/org"
 	"github.com/parley-voice/parley/internal/secret"
 	"github.com/parley-voice/parley/internal/store"
 	"github.com/parley-voice/parley/internal/store/postgres"
 	"github.com/parley-voice/parley/internal/store/sqlite"
+	"github.com/parley-voice/parley/internal/telephony"
 	"github.com/parley-voice/parley/internal/webhook"
 )
 
@@ -31,7 +35,10 @@ type App struct {
 	API      *api.Server
 	Queue    *callqueue.Queue
 	Webhooks *webhook.Sender
-	Log      *slog.Logger
+	// UA is the SIP user agent (nil unless --dialer sip); serve starts it.
+	UA    *sipua.UA
+	Phone *telephony.Phone
+	Log   *slog.Logger
 }
 
 // sqliteFile is the embedded database's file name inside the data dir.
@@ -87,17 +94,68 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	hooks := webhook.New(webhook.Options{AllowPrivate: c.AllowPrivateWebhooks, Registerer: reg, Logger: log})
+	services.Recordings = &recording.Store{
+		Dir: filepath.Join(c.DataDir, "recordings"), PublicURL: publicURL(c), Key: box.Derive("recording-links"),
+	}
+	var ua *sipua.UA
+	var phone *telephony.Phone
+	d := dialer(c)
+	if c.Dialer == "sip" {
+		if ua, phone, err = newPhone(c, st, box, services, hooks, log); err != nil {
+			st.Close()
+			return nil, err
+		}
+		d = phone
+	}
 	services.Queue = callqueue.New(callqueue.Options{
-		Store: st, Dialer: dialer(c), Webhooks: hooks, Secret: services.Orgs.WebhookSecret,
+		Store: st, Dialer: d, Webhooks: hooks, Secret: services.Orgs.WebhookSecret,
 		Node: nodeID(c), ReclaimAllOnStart: c.DatabaseURL == "",
 		LeaseTTL: c.CallLease, Drain: c.CallDrain, Logger: log, Metrics: callqueue.NewMetrics(reg),
 	})
+	if phone != nil {
+		phone.Calls = services.Queue
+	}
 	server := api.New(api.Config{
 		Services: services,
 		Store:    st, OpenAPI: parley.OpenAPI, Logger: log, Registry: reg,
 		RateLimit: c.RateLimit, RateBurst: c.RateBurst,
 	})
-	return &App{Config: c, Store: st, Orgs: services.Orgs, API: server, Queue: services.Queue, Webhooks: hooks, Log: log}, nil
+	return &App{Config: c, Store: st, Orgs: services.Orgs, API: server, Queue: services.Queue, Webhooks: hooks,
+		UA: ua, Phone: phone, Log: log}, nil
+}
+
+// telephony builds the SIP user agent and the phone over it.
+func newPhone(c Config, st store.Store, box *secret.Box, services api.Services, hooks *webhook.Sender, log *slog.Logger) (*sipua.UA, *telephony.Phone, error) {
+	lo, hi, err := c.rtpRange()
+	if err != nil {
+		return nil, nil, err
+	}
+	ua, err := sipua.New(sipua.Config{
+		ListenAddr: c.SIPAddr, PublicHost: c.SIPPublicHost, RTPPortMin: lo, RTPPortMax: hi,
+		MaxDialogs: c.SIPMaxDialogs, MediaTimeout: c.SIPMediaTimeout, UserAgent: "Parley/" + version(), Logger: log,
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	phone := &telephony.Phone{
+		UA: ua, Store: st, Box: box, PreCalls: hooks, Secret: services.Orgs.WebhookSecret,
+		Recordings: services.Recordings, RingTimeout: c.RingTimeout, Logger: log,
+	}
+	if c.SIPTrunkHost != "" {
+		phone.DefaultTrunk = &telephony.Trunk{
+			Host: c.SIPTrunkHost, Port: c.SIPTrunkPort, Transport: c.SIPTrunkTransport,
+			Username: c.SIPTrunkUsername, Password: c.SIPTrunkPassword,
+		}
+	}
+	return ua, phone, nil
+}
+
+// publicURL is the base of the links this server hands out.
+func publicURL(c Config) string {
+	if c.PublicURL != "" {
+		return strings.TrimRight(c.PublicURL, "/")
+	}
+	return "http://" + c.Addr
 }
 
 // Close releases the store and the webhook connections.

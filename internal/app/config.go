@@ -31,6 +31,19 @@ type Config struct {
 	CallLease            time.Duration
 	CallDrain            time.Duration
 	AllowPrivateWebhooks bool
+
+	SIPAddr           string
+	SIPPublicHost     string
+	RTPPorts          string
+	PublicURL         string
+	RingTimeout       time.Duration
+	SIPMaxDialogs     int
+	SIPMediaTimeout   time.Duration
+	SIPTrunkHost      string
+	SIPTrunkPort      int
+	SIPTrunkTransport string
+	SIPTrunkUsername  string
+	SIPTrunkPassword  string
 }
 
 // storeFlags are the flags of every command that opens the database.
@@ -50,13 +63,33 @@ func serveFlags(fs *flag.FlagSet, c *Config) {
 	fs.Float64Var(&c.RateLimit, "rate-limit", 50, "requests per second allowed per API key on average (0: unlimited)")
 	fs.IntVar(&c.RateBurst, "rate-burst", 100, "requests an API key may make at once before the rate limit applies")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", 30*time.Second, "how long in-flight requests may take to finish on SIGTERM")
-	fs.StringVar(&c.Dialer, "dialer", "none", "how calls are placed: none (calls fail, naming this flag) or simulate (no carrier: calls ring, are answered and last until canceled)")
+	fs.StringVar(&c.Dialer, "dialer", "sip", "how calls are placed: sip (real SIP and RTP through the agent's trunk), simulate (no carrier: calls ring, are answered and last until canceled) or none (calls fail, naming this flag)")
 	fs.DurationVar(&c.SimulateRing, "simulate-ring", time.Second, "with --dialer simulate: how long a call rings before it is answered")
 	fs.DurationVar(&c.SimulateDuration, "simulate-duration", 0, "with --dialer simulate: how long an answered call lasts (0: until canceled)")
 	fs.StringVar(&c.NodeID, "node-id", "", "this server's name among servers sharing a database; it owns the leases of its calls (default: host name and --addr)")
 	fs.DurationVar(&c.CallLease, "call-lease", 30*time.Second, "how long a live call's lease lasts without renewal; a server silent that long loses its calls")
 	fs.DurationVar(&c.CallDrain, "call-drain", 30*time.Second, "on SIGTERM, how long live calls may go on before they are hung up")
 	fs.BoolVar(&c.AllowPrivateWebhooks, "allow-private-webhooks", false, "let webhooks and tools call loopback, private and link-local addresses (local testing only)")
+	fs.StringVar(&c.SIPAddr, "sip-addr", "0.0.0.0:5060", "SIP listen address, UDP and TCP (port 0: any free port)")
+	fs.StringVar(&c.SIPPublicHost, "sip-public-host", "", "host put in Contact headers and SDP (default: the listen host, or this machine's first IPv4 address)")
+	fs.StringVar(&c.RTPPorts, "rtp-ports", "10000-20000", "RTP port range, two ports per call leg")
+	fs.StringVar(&c.PublicURL, "public-url", "", "base URL of this server as callers of its links see it, for recordingUrl (default: http://--addr)")
+	fs.DurationVar(&c.RingTimeout, "ring-timeout", 60*time.Second, "how long an outbound call may ring before it ends FAILED NO_ANSWER")
+	fs.IntVar(&c.SIPMaxDialogs, "sip-max-dialogs", 1000, "most SIP call legs at once; more INVITEs get 503")
+	fs.DurationVar(&c.SIPMediaTimeout, "sip-media-timeout", 60*time.Second, "end a call that received no RTP for this long (0: never)")
+	fs.StringVar(&c.SIPTrunkHost, "sip-trunk-host", "", "default trunk for agents without one: host of the carrier or PBX (unset: such agents cannot call out)")
+	fs.IntVar(&c.SIPTrunkPort, "sip-trunk-port", 5060, "default trunk: port")
+	fs.StringVar(&c.SIPTrunkTransport, "sip-trunk-transport", "udp", "default trunk: udp or tcp")
+	fs.StringVar(&c.SIPTrunkUsername, "sip-trunk-username", "", "default trunk: digest username")
+	fs.StringVar(&c.SIPTrunkPassword, "sip-trunk-password", "", "default trunk: digest password")
+}
+
+// rtpRange parses --rtp-ports ("10000-20000").
+func (c *Config) rtpRange() (lo, hi int, err error) {
+	if _, err := fmt.Sscanf(c.RTPPorts, "%d-%d", &lo, &hi); err != nil || lo < 1024 || hi > 65535 || hi-lo < 2 {
+		return 0, 0, errors.New("--rtp-ports must be a range such as 10000-20000 within 1024-65535")
+	}
+	return lo, hi, nil
 }
 
 // EnvName is the environment twin of a flag: data-dir → PARLEY_DATA_DIR.
@@ -102,8 +135,22 @@ func (c *Config) check() error {
 	default:
 		errs = append(errs, errors.New("--log-level must be debug, info, warn or error"))
 	}
-	if c.Dialer != "" && c.Dialer != "none" && c.Dialer != "simulate" {
-		errs = append(errs, errors.New("--dialer must be none or simulate"))
+	if c.Dialer != "" && c.Dialer != "none" && c.Dialer != "simulate" && c.Dialer != "sip" {
+		errs = append(errs, errors.New("--dialer must be sip, simulate or none"))
+	}
+	if c.Dialer == "sip" {
+		if _, _, err := c.rtpRange(); err != nil {
+			errs = append(errs, err)
+		}
+		if c.SIPTrunkTransport != "udp" && c.SIPTrunkTransport != "tcp" {
+			errs = append(errs, errors.New("--sip-trunk-transport must be udp or tcp"))
+		}
+		if c.SIPMaxDialogs < 1 {
+			errs = append(errs, errors.New("--sip-max-dialogs must be at least 1"))
+		}
+	}
+	if c.PublicURL != "" && !strings.HasPrefix(c.PublicURL, "http://") && !strings.HasPrefix(c.PublicURL, "https://") {
+		errs = append(errs, errors.New("--public-url must be an http(s) URL"))
 	}
 	if c.CallLease != 0 && c.CallLease < 3*time.Millisecond {
 		errs = append(errs, errors.New("--call-lease is too short"))

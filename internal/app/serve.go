@@ -56,6 +56,22 @@ func serve(ctx context.Context, c Config, log *slog.Logger, stderr io.Writer) er
 		a.Queue.Run(calls)
 		close(queueDone)
 	}()
+	stopSIP := func() {}
+	if a.UA != nil {
+		if err := a.UA.Start(calls, a.Phone.Handle); err != nil {
+			_ = srv.Close()
+			stopCalls()
+			<-queueDone
+			return err
+		}
+		stopSIP = func() {
+			if err := a.UA.Close(); err != nil {
+				log.Warn("close SIP", "err", err)
+			}
+		}
+		log.Info("SIP listening", "addr", a.UA.Addr(), "public_host", a.UA.PublicHost())
+	}
+	defer stopSIP()
 	log.Info("serving", "addr", ln.Addr().String(), "database", a.Store.Engine(), "data_dir", c.DataDir)
 
 	select {

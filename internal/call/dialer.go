@@ -33,6 +33,9 @@ type Line interface {
 	Result() Result
 	// Hangup ends the call from our side with cause.
 	Hangup(cause string)
+	// RecordingURL is where the call's recording will be fetched ("" when
+	// it is not recorded).
+	RecordingURL() string
 }
 
 // Result is how an answered call ended.
@@ -46,6 +49,9 @@ type Result struct {
 type DialError struct {
 	Cause   string // CauseBusy, CauseNoAnswer, CauseSIPError, CauseDialFailed
 	Message string
+	// Status is the final status (FAILED when empty; CANCELED for an
+	// inbound caller who hung up while it rang).
+	Status string
 }
 
 func (e *DialError) Error() string { return fmt.Sprintf("%s: %s", e.Cause, e.Message) }

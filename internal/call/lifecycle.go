@@ -65,6 +65,18 @@ type Change struct {
 	To           string
 	HangupCause  string // final statuses
 	ErrorMessage string // FAILED, and anything worth telling
+	// RecordingURL is set when an answered call starts recording.
+	RecordingURL string
+	// PreCall carries the pre-call webhook's outcome on an inbound call
+	// (variables merged and templates rendered again).
+	PreCall *PreCallOutcome
+}
+
+// PreCallOutcome is what the pre-call webhook gave an inbound call.
+type PreCallOutcome struct {
+	Status    string // sent or failed
+	Variables map[string]any
+	Agent     model.Agent
 }
 
 // Apply moves c to ch.To at time at, stamping the lifecycle times: initiatedAt
@@ -98,6 +110,18 @@ func Apply(c *model.Call, ch Change, at time.Time) error {
 	}
 	if ch.ErrorMessage != "" {
 		c.ErrorMessage = &ch.ErrorMessage
+	}
+	if ch.RecordingURL != "" {
+		c.RecordingURL = &ch.RecordingURL
+	}
+	if p := ch.PreCall; p != nil {
+		c.PreCallWebhookStatus = &p.Status
+		if len(p.Variables) > 0 {
+			for k, v := range p.Variables {
+				c.Variables[k] = v
+			}
+			render(c, p.Agent)
+		}
 	}
 	return nil
 }

@@ -83,14 +83,37 @@ func (s *Service) NewOutbound(ctx context.Context, orgID string, in Input) (mode
 	c := model.Call{
 		ID: model.NewID(), OrgID: orgID, AgentID: a.ID, AgentName: a.Name, AgentCallerIDName: in.CallerIDName.Ptr(),
 		SIPTrunkID: a.SIPTrunkID, Direction: model.Outbound, FromNumber: in.FromNumber.V, ToNumber: in.ToNumber.V,
-		Variables: vars, Prompt: Render(a.Config.PromptTemplate, vars),
-		Transcript: []map[string]any{}, Metrics: map[string]any{},
+		Variables: vars, Transcript: []map[string]any{}, Metrics: map[string]any{},
 	}
+	render(&c, a)
+	return c, nil
+}
+
+// NewInbound is the record of an inbound call to agent a, from and to as
+// the caller dialed; dialedAgentID is set when it was routed to
+// agent-<uuid>. Its variables are the agent's defaults and the system
+// ones until the pre-call webhook adds its own.
+func NewInbound(a model.Agent, trunkID *string, from, to string, dialedAgentID *string) model.Call {
+	now := model.Now()
+	vars := Merge(a.Config.DefaultVariables, SystemVariables(a, model.Inbound, from, to, now), nil)
+	c := model.Call{
+		ID: model.NewID(), OrgID: a.OrgID, AgentID: a.ID, AgentName: a.Name, SIPTrunkID: trunkID,
+		Direction: model.Inbound, FromNumber: from, ToNumber: to, DialedAgentID: dialedAgentID,
+		Variables: vars, Transcript: []map[string]any{}, Metrics: map[string]any{},
+	}
+	render(&c, a)
+	return c
+}
+
+// render fills the call's prompt and first message from the agent's
+// templates and the call's variables.
+func render(c *model.Call, a model.Agent) {
+	c.Prompt = Render(a.Config.PromptTemplate, c.Variables)
+	c.FirstMessage = nil
 	if a.Config.FirstMessage != nil {
-		m := Render(*a.Config.FirstMessage, vars)
+		m := Render(*a.Config.FirstMessage, c.Variables)
 		c.FirstMessage = &m
 	}
-	return c, nil
 }
 
 // Get returns one call.

@@ -141,11 +141,83 @@ func (q *Queue) Place(ctx context.Context, c *model.Call, skipQueue bool) error 
 		return err
 	case admitted:
 		q.o.Metrics.placed.WithLabelValues("admitted").Inc()
-		q.start(*c)
+		q.start(*c, nil)
 	default:
 		q.o.Metrics.placed.WithLabelValues("queued").Inc()
 		q.Wake()
 	}
+	return nil
+}
+
+// Connect rings, answers and returns the line of a call whose other end
+// this server already holds (an inbound call). progress applies a
+// non-final change (RINGING, the pre-call webhook's variables) and says
+// false once the call is over.
+type Connect func(ctx context.Context, progress func(call.Change) bool) (call.Line, error)
+
+// Answer admits an inbound call c (built by call.NewInbound) and runs it
+// with connect. Inbound calls are never queued: at the organization's
+// concurrency limit c is stored FAILED (BUSY) and ErrConcurrencyLimit
+// returned.
+func (q *Queue) Answer(ctx context.Context, c *model.Call, connect Connect) error {
+	now := model.Now()
+	c.Status, c.CreatedAt, c.UpdatedAt = model.CallQueued, now, now
+	full := false
+	err := q.o.Store.Update(ctx, func(tx store.Tx) error {
+		org, err := tx.LockOrg(ctx, c.OrgID)
+		if err != nil {
+			return err
+		}
+		live, err := tx.CountLiveCalls(ctx, c.OrgID)
+		if err != nil {
+			return err
+		}
+		if full = live >= org.ConcurrencyLimit; full {
+			if err := call.Apply(c, call.Change{To: model.CallFailed, HangupCause: call.CauseBusy,
+				ErrorMessage: "the organization's concurrency limit is reached"}, now); err != nil {
+				return err
+			}
+			if err := q.capturePostCallURL(ctx, tx, c); err != nil {
+				return err
+			}
+		} else if err := q.admit(c, now); err != nil {
+			return err
+		}
+		return tx.CreateCall(ctx, c)
+	})
+	switch {
+	case err != nil:
+		return err
+	case full:
+		q.o.Metrics.placed.WithLabelValues("rejected").Inc()
+		q.o.Metrics.ended.WithLabelValues(c.Status, call.CauseBusy).Inc()
+		q.deliver(*c)
+		return ErrConcurrencyLimit
+	}
+	q.o.Metrics.placed.WithLabelValues("admitted").Inc()
+	q.start(*c, connect)
+	return nil
+}
+
+// Record stores an inbound call that was refused before admission (its
+// agent disabled, say) as it stands, final, and delivers its webhook.
+func (q *Queue) Record(ctx context.Context, c *model.Call, ch call.Change) error {
+	now := model.Now()
+	c.Status, c.CreatedAt, c.UpdatedAt = model.CallQueued, now, now
+	if err := call.Apply(c, ch, now); err != nil {
+		return err
+	}
+	err := q.o.Store.Update(ctx, func(tx store.Tx) error {
+		if err := q.capturePostCallURL(ctx, tx, c); err != nil {
+			return err
+		}
+		return tx.CreateCall(ctx, c)
+	})
+	if err != nil {
+		return err
+	}
+	q.o.Metrics.ended.WithLabelValues(c.Status, ch.HangupCause).Inc()
+	q.deliver(*c)
 	return nil
 }
 
@@ -292,7 +364,7 @@ func (q *Queue) dispatch(ctx context.Context) {
 			continue
 		}
 		for _, c := range admitted {
-			q.start(c)
+			q.start(c, nil)
 		}
 	}
 }

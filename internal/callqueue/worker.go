@@ -13,8 +13,9 @@ import (
 
 // worker runs one admitted call on this server.
 type worker struct {
-	call   model.Call
-	cancel context.CancelCauseFunc
+	call    model.Call
+	connect Connect // nil: dial out through the Dialer
+	cancel  context.CancelCauseFunc
 	done   chan struct{} // closed when the worker has written its end
 
 	mu   sync.Mutex
@@ -28,10 +29,11 @@ var (
 	errGone     = errors.New("call ended elsewhere")
 )
 
-// start runs c (INITIATED, leased to this server) in its own goroutine.
-func (q *Queue) start(c model.Call) {
+// start runs c (INITIATED, leased to this server) in its own goroutine,
+// dialing it out, or with connect for a call that came in.
+func (q *Queue) start(c model.Call, connect Connect) {
 	ctx, cancel := context.WithCancelCause(q.base)
-	w := &worker{call: c, cancel: cancel, done: make(chan struct{})}
+	w := &worker{call: c, connect: connect, cancel: cancel, done: make(chan struct{})}
 	q.mu.Lock()
 	q.running[c.ID] = w
 	q.mu.Unlock()
@@ -60,18 +62,28 @@ func (q *Queue) run(ctx context.Context, w *worker) {
 		q.end(c, call.Change{To: model.CallFailed, HangupCause: call.CauseAgentUnavailable, ErrorMessage: err.Error()})
 		return
 	}
-	req := call.DialRequest{CallID: c.ID, OrgID: c.OrgID, AgentID: c.AgentID, FromNumber: c.FromNumber, ToNumber: c.ToNumber, SIPTrunkID: c.SIPTrunkID}
-	if c.AgentCallerIDName != nil {
-		req.CallerIDName = *c.AgentCallerIDName
+	var line call.Line
+	var err error
+	if w.connect != nil {
+		line, err = w.connect(ctx, func(ch call.Change) bool { return q.transition(c, ch) })
+	} else {
+		req := call.DialRequest{CallID: c.ID, OrgID: c.OrgID, AgentID: c.AgentID, FromNumber: c.FromNumber, ToNumber: c.ToNumber, SIPTrunkID: c.SIPTrunkID}
+		if c.AgentCallerIDName != nil {
+			req.CallerIDName = *c.AgentCallerIDName
+		}
+		line, err = q.o.Dialer.Dial(ctx, req, func() {
+			q.transition(c, call.Change{To: model.CallRinging})
+		})
 	}
-	line, err := q.o.Dialer.Dial(ctx, req, func() {
-		q.transition(c, call.Change{To: model.CallRinging})
-	})
 	if err != nil {
 		var dialErr *call.DialError
 		switch {
 		case errors.As(err, &dialErr):
-			q.end(c, call.Change{To: model.CallFailed, HangupCause: dialErr.Cause, ErrorMessage: dialErr.Message})
+			to := model.CallFailed
+			if dialErr.Status != "" {
+				to = dialErr.Status
+			}
+			q.end(c, call.Change{To: to, HangupCause: dialErr.Cause, ErrorMessage: dialErr.Message})
 		case ctx.Err() != nil:
 			q.ended(c, context.Cause(ctx), false)
 		default:
@@ -83,7 +95,7 @@ func (q *Queue) run(ctx context.Context, w *worker) {
 	w.mu.Lock()
 	w.line = line
 	w.mu.Unlock()
-	if !q.transition(c, call.Change{To: model.CallInProgress}) {
+	if !q.transition(c, call.Change{To: model.CallInProgress, RecordingURL: line.RecordingURL()}) {
 		line.Hangup(call.CauseAPIEnded)
 		return
 	}

@@ -6,6 +6,8 @@ package secret
 import (
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/hmac"
+	"crypto/sha256"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
@@ -25,6 +27,7 @@ const version byte = 1
 // Box seals and opens values with one key.
 type Box struct {
 	aead cipher.AEAD
+	key  []byte
 }
 
 // NewBox returns a Box for a 32-byte key.
@@ -40,7 +43,15 @@ func NewBox(key []byte) (*Box, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Box{aead: aead}, nil
+	return &Box{aead: aead, key: append([]byte(nil), key...)}, nil
+}
+
+// Derive returns a 32-byte key for one purpose ("recording-links", ...),
+// so signing keys never equal the sealing key or each other.
+func (b *Box) Derive(purpose string) []byte {
+	m := hmac.New(sha256.New, b.key)
+	m.Write([]byte("parley/" + purpose))
+	return m.Sum(nil)
 }
 
 // Seal encrypts plaintext; an empty plaintext seals to nil (nothing stored).

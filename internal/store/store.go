@@ -63,6 +63,9 @@ type APIKeys interface {
 type Agents interface {
 	CreateAgent(ctx context.Context, a *model.Agent) error
 	GetAgent(ctx context.Context, orgID, id string) (model.Agent, error)
+	// GetAgentByID looks an agent up across organizations; it is for
+	// routing inbound calls to agent-<uuid> only.
+	GetAgentByID(ctx context.Context, id string) (model.Agent, error)
 	// GetAgents returns the agents among ids that exist in the organization,
 	// in no particular order.
 	GetAgents(ctx context.Context, orgID string, ids []string) ([]model.Agent, error)

@@ -114,6 +114,9 @@ func (l *Line) Hangup(cause string) {
 	}
 }
 
+// RecordingURL implements call.Line: fake calls are not recorded.
+func (l *Line) RecordingURL() string { return "" }
+
 // HungUp delivers the cause when our side hangs up.
 func (l *Line) HungUp() <-chan string { return l.hangups }
 

@@ -56,6 +56,7 @@ type line struct {
 
 func (l *line) Ended() <-chan struct{} { return l.ended }
 func (l *line) Result() call.Result    { <-l.ended; return l.result }
+func (l *line) RecordingURL() string   { return "" } // simulated calls carry no audio
 func (l *line) Hangup(cause string) {
 	l.end(call.Result{Status: model.CallCompleted, HangupCause: cause})
 }

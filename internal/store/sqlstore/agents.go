@@ -46,6 +46,13 @@ func (t *tx) GetAgent(ctx context.Context, orgID, id string) (model.Agent, error
 		`SELECT `+agentColumns+` FROM agents WHERE org_id = ? AND id = ?`, orgID, id)
 }
 
+func (t *tx) GetAgentByID(ctx context.Context, id string) (model.Agent, error) {
+	if !uuids(id) {
+		return model.Agent{}, notFound("get agent %s", id)
+	}
+	return get(ctx, t, scanAgent, "get agent "+id, `SELECT `+agentColumns+` FROM agents WHERE id = ?`, id)
+}
+
 func (t *tx) GetAgents(ctx context.Context, orgID string, ids []string) ([]model.Agent, error) {
 	out := []model.Agent{}
 	if !uuids(orgID) {

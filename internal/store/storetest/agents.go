@@ -107,6 +107,14 @@ var agentTests = []test{
 		}
 		wantEqual(t, a, getAgent(t, b, b.org.ID, a.ID))
 	}},
+	{"GetByIDAcrossOrgs", func(t *testing.T, b *bundle) {
+		a := newAgent(t, b, b.other.ID)
+		got := read(t, b, func(tx store.Tx) (model.Agent, error) { return tx.GetAgentByID(b.ctx, a.ID) })
+		wantEqual(t, a, got)
+		for _, id := range []string{model.NewID(), "not-a-uuid"} {
+			wantIs(t, readErr(b, func(tx store.Tx) (model.Agent, error) { return tx.GetAgentByID(b.ctx, id) }), store.ErrNotFound)
+		}
+	}},
 	{"Update", func(t *testing.T, b *bundle) {
 		a := newAgent(t, b, b.org.ID)
 		f := newFolder(t, b, b.org.ID)

@@ -1,0 +1,79 @@
+package sipua
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/parley-voice/parley/internal/media"
+	"github.com/parley-voice/parley/internal/media/audio"
+)
+
+// legAudio is a Leg's audio at one rate: the one place PCM is resampled
+// between the codec's 8 kHz and what the conversation engine wants.
+type legAudio struct {
+	l    *Leg
+	rate int
+
+	mu   sync.Mutex // resamplers keep state between frames
+	up   *audio.Resampler
+	down *audio.Resampler
+}
+
+func (a *legAudio) Read(ctx context.Context) ([]int16, error) {
+	select {
+	case f := <-a.l.in:
+		if a.rate == Rate {
+			return f, nil
+		}
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		return a.up.Process(make([]int16, 0, media.FrameSamples(a.rate)), f), nil
+	case <-a.l.done:
+		return nil, media.ErrEnded
+	case <-a.l.stop:
+		return nil, media.ErrEnded
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (a *legAudio) Write(pcm []int16) error {
+	select {
+	case <-a.l.stop:
+		return media.ErrEnded
+	default:
+	}
+	var s []int16
+	if a.rate == Rate {
+		s = append([]int16(nil), pcm...)
+	} else {
+		a.mu.Lock()
+		s = a.down.Process(nil, pcm)
+		a.mu.Unlock()
+	}
+	if len(s) > 0 {
+		a.l.enqueue(outItem{pcm: s})
+	}
+	return nil
+}
+
+func (a *legAudio) Flush() time.Duration {
+	l := a.l
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	kept := l.out[:0]
+	for _, it := range l.out {
+		if it.pcm == nil {
+			kept = append(kept, it) // digits are not speech: they stay
+			continue
+		}
+		n += len(it.pcm)
+	}
+	l.out = kept
+	l.signalDrained()
+	return time.Duration(n) * time.Second / Rate
+}
+
+func (a *legAudio) Drain(ctx context.Context) error { return a.l.drain(ctx) }

@@ -1,0 +1,127 @@
+package sipua
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/emiago/diago"
+	"github.com/emiago/sipgo"
+	"github.com/emiago/sipgo/sip"
+)
+
+// Target is where and how to place an outbound call.
+type Target struct {
+	Host      string
+	Port      int    // 0: 5060
+	Transport string // udp (default) or tcp
+	// User is the Request-URI and To user: the dialed number.
+	User string
+	// FromUser and FromDisplay make the From header.
+	FromUser, FromDisplay string
+	// Username and Password answer a 401/407 digest challenge.
+	Username, Password string
+	// Headers are added to the INVITE (name -> value).
+	Headers map[string]string
+	// RingTimeout bounds the wait for an answer (0: 60 s).
+	RingTimeout time.Duration
+}
+
+func (t Target) uri() sip.Uri {
+	port := t.Port
+	if port == 0 {
+		port = 5060
+	}
+	return sip.Uri{Scheme: "sip", User: t.User, Host: t.Host, Port: port}
+}
+
+// Dial places a call and returns the answered leg. ringing is called once
+// on the first 180/183. Errors: *Rejected for a final non-2xx answer,
+// ErrNoAnswer when the ring timeout passed, ctx's error when ctx ended
+// first (a ringing call is canceled), anything else for transport trouble.
+func (u *UA) Dial(ctx context.Context, t Target, ringing func()) (*Leg, error) {
+	if !u.acquire() {
+		return nil, ErrTooManyDialogs
+	}
+	leg, err := u.dial(ctx, t, ringing)
+	if err != nil {
+		u.active.Add(-1)
+		return nil, err
+	}
+	return leg, nil
+}
+
+var errRingTimeout = errors.New("ring timeout")
+
+func (u *UA) dial(ctx context.Context, t Target, ringing func()) (*Leg, error) {
+	transport := strings.ToLower(t.Transport)
+	if transport == "" {
+		transport = "udp"
+	}
+	if transport != "udp" && transport != "tcp" {
+		return nil, fmt.Errorf("transport %q is not supported (udp, tcp)", t.Transport)
+	}
+	d, err := u.dg.NewDialog(t.uri(), diago.NewDialogOptions{Transport: transport})
+	if err != nil {
+		return nil, err
+	}
+	var once sync.Once
+	opts := diago.InviteClientOptions{
+		Username: t.Username,
+		Password: t.Password,
+		OnResponse: func(res *sip.Response) error {
+			if res.StatusCode == 180 || res.StatusCode == 183 {
+				once.Do(func() {
+					if ringing != nil {
+						ringing()
+					}
+				})
+			}
+			return nil
+		},
+	}
+	opts.WithCaller(t.FromDisplay, t.FromUser, u.host)
+	uri := t.uri()
+	opts.Headers = append(opts.Headers, sip.NewHeader("To", "<"+uri.String()+">"))
+	for k, v := range t.Headers {
+		opts.Headers = append(opts.Headers, sip.NewHeader(k, v))
+	}
+	rt := t.RingTimeout
+	if rt <= 0 {
+		rt = 60 * time.Second
+	}
+	ringCtx, cancel := context.WithTimeoutCause(ctx, rt, errRingTimeout)
+	defer cancel()
+	if err := d.Invite(ringCtx, opts); err != nil {
+		_ = d.Close()
+		var rej *sipgo.ErrDialogResponse
+		var rejV sipgo.ErrDialogResponse
+		switch {
+		case errors.As(err, &rej):
+			return nil, &Rejected{Code: rej.Res.StatusCode, Reason: rej.Res.Reason}
+		case errors.As(err, &rejV):
+			return nil, &Rejected{Code: rejV.Res.StatusCode, Reason: rejV.Res.Reason}
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case context.Cause(ringCtx) == errRingTimeout:
+			return nil, ErrNoAnswer
+		}
+		return nil, fmt.Errorf("invite %s: %w", uri.String(), err)
+	}
+	if err := d.Ack(ctx); err != nil {
+		_ = d.Close()
+		return nil, fmt.Errorf("ack: %w", err)
+	}
+	l, err := newLeg(u, d, d.InviteRequest.CallID().Value())
+	if err != nil {
+		_ = d.Hangup(context.Background())
+		_ = d.Close()
+		return nil, err
+	}
+	u.register(l)
+	l.start()
+	return l, nil
+}

@@ -1,0 +1,432 @@
+package sipua
+
+import (
+	"context"
+	"errors"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/emiago/diago"
+	dmedia "github.com/emiago/diago/media"
+
+	"github.com/parley-voice/parley/internal/media"
+	"github.com/parley-voice/parley/internal/media/audio"
+)
+
+// Rate is the rate of the leg's own PCM: G.711 is 8 kHz.
+const Rate = 8000
+
+const (
+	frame = Rate / 50 // samples per 20 ms
+	// maxCallerBacklog bounds the caller audio waiting for the clock: more
+	// means the far end's clock runs fast; the oldest is dropped.
+	maxCallerBacklog = 10 * frame
+	// inFrames is how many caller frames wait for a slow reader before the
+	// oldest is dropped (1 s).
+	inFrames = 50
+)
+
+// Recorder receives every 20 ms tick of a leg: what the far end said and
+// what we sent, both frame samples at Rate, in step.
+type Recorder func(farEnd, ours []int16)
+
+// Leg is one answered SIP call leg: media.Session over RTP.
+type Leg struct {
+	ua     *UA
+	dialog diago.DialogSession
+	callID string
+	remote bool // the far end's dialog side: true for inbound legs
+
+	codec  dmedia.Codec
+	reader io.Reader
+	dtmfW  *diago.DTMFWriter
+
+	in     chan []int16
+	digits chan rune
+	done   chan struct{}
+
+	mu       sync.Mutex
+	out      []outItem // queued agent audio and digits, in order
+	drained  chan struct{}
+	backlog  []int16 // caller audio not yet taken by the clock
+	lastRTP  time.Time
+	recorder Recorder
+	peer     *Leg // bridged: caller frames go to peer's out queue
+	end      media.End
+	ending   bool
+
+	mediaTimeout time.Duration
+	stopOnce     sync.Once
+	stop         chan struct{} // asks the loops to stop
+	loops        sync.WaitGroup
+	hungUp       atomic.Bool
+}
+
+// outItem is a chunk of audio or one digit.
+type outItem struct {
+	pcm   []int16
+	digit rune
+}
+
+func newLeg(ua *UA, d diago.DialogSession, callID string) (*Leg, error) {
+	m := d.Media()
+	dtmfR := &diago.DTMFReader{}
+	r, err := m.AudioReader(
+		diago.WithAudioReaderJitterBuffer(dmedia.RTPJitterBufferOptions{DelayPackets: 3, MaxPackets: 25}),
+		diago.WithAudioReaderDTMF(dtmfR),
+	)
+	if err != nil {
+		return nil, err
+	}
+	w, err := m.AudioWriterDTMF()
+	if err != nil {
+		return nil, err
+	}
+	l := &Leg{
+		ua:           ua,
+		dialog:       d,
+		callID:       callID,
+		codec:        dmedia.CodecAudioFromSession(m.MediaSession()),
+		reader:       r,
+		dtmfW:        w,
+		in:           make(chan []int16, inFrames),
+		digits:       make(chan rune, 32),
+		done:         make(chan struct{}),
+		drained:      closedChan(),
+		lastRTP:      time.Now(),
+		mediaTimeout: ua.cfg.MediaTimeout,
+		stop:         make(chan struct{}),
+	}
+	dtmfR.OnDTMF(func(d rune) error { l.digit(d); return nil })
+	return l, nil
+}
+
+func closedChan() chan struct{} { c := make(chan struct{}); close(c); return c }
+
+// start runs the leg's loops: the media clock, the RTP reader and the
+// watcher of the dialog's end.
+func (l *Leg) start() {
+	l.loops.Add(3)
+	go l.clock()
+	go l.read()
+	go l.watch()
+}
+
+// Codec names the negotiated audio codec (PCMU or PCMA).
+func (l *Leg) Codec() string { return l.codec.Name }
+
+// CallID is the SIP Call-ID of the leg's dialog.
+func (l *Leg) CallID() string { return l.callID }
+
+// SetRecorder attaches (or, with nil, detaches) a recorder.
+func (l *Leg) SetRecorder(r Recorder) {
+	l.mu.Lock()
+	l.recorder = r
+	l.mu.Unlock()
+}
+
+// read decodes the far end's RTP into the caller backlog.
+func (l *Leg) read() {
+	defer l.loops.Done()
+	buf := make([]byte, dmedia.RTPBufSize)
+	pcm := make([]int16, 0, frame*4)
+	audioPT := l.codec.PayloadType
+	pr := l.dialog.Media().RTPPacketReader
+	for {
+		n, err := l.reader.Read(buf)
+		if err != nil {
+			l.finish(media.End{Remote: true, Reason: "media closed"})
+			return
+		}
+		if n == 0 || pr.PacketHeader.PayloadType != audioPT {
+			continue // keep-alive or telephone-event (handled by the DTMF reader)
+		}
+		pcm = pcm[:0]
+		if l.codec.PayloadType == dmedia.CodecAudioAlaw.PayloadType {
+			pcm = audio.DecodeALaw(pcm, buf[:n])
+		} else {
+			pcm = audio.DecodeULaw(pcm, buf[:n])
+		}
+		l.mu.Lock()
+		l.lastRTP = time.Now()
+		l.backlog = append(l.backlog, pcm...)
+		if over := len(l.backlog) - maxCallerBacklog; over > 0 {
+			l.backlog = append(l.backlog[:0], l.backlog[over:]...)
+		}
+		l.mu.Unlock()
+	}
+}
+
+// clock is the leg's one clock: every 20 ms it takes a frame of caller
+// audio (silence if none came) and a frame of ours (comfort silence if
+// nothing is queued), hands the first to the reader or the bridged peer,
+// sends the second, and records both in step.
+func (l *Leg) clock() {
+	defer l.loops.Done()
+	enc := make([]byte, 0, frame)
+	for {
+		select {
+		case <-l.stop:
+			return
+		default:
+		}
+		caller := l.takeCaller()
+		l.deliver(caller)
+
+		ours, digit, isDigit := l.takeOurs()
+		if isDigit {
+			start := time.Now()
+			err := l.dtmfW.WriteDTMF(digit)
+			// Keep the recording in step for the time the digit took.
+			for elapsed := time.Since(start); elapsed > 0; elapsed -= media.FrameDuration {
+				l.record(make([]int16, frame), make([]int16, frame))
+			}
+			if err != nil {
+				l.finish(media.End{Reason: "RTP write failed: " + err.Error()})
+				return
+			}
+			continue
+		}
+		enc = enc[:0]
+		if l.codec.PayloadType == dmedia.CodecAudioAlaw.PayloadType {
+			enc = audio.EncodeALaw(enc, ours)
+		} else {
+			enc = audio.EncodeULaw(enc, ours)
+		}
+		if _, err := l.dtmfW.Write(enc); err != nil { // paced: returns on the next 20 ms tick
+			l.finish(media.End{Remote: true, Reason: "media closed"})
+			return
+		}
+		l.record(caller, ours)
+		if l.timedOut() {
+			l.finish(media.End{Reason: "media timeout: no RTP from the far end"})
+			_ = l.hangup(context.Background())
+			return
+		}
+	}
+}
+
+func (l *Leg) timedOut() bool {
+	if l.mediaTimeout <= 0 {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return time.Since(l.lastRTP) > l.mediaTimeout
+}
+
+func (l *Leg) takeCaller() []int16 {
+	f := make([]int16, frame)
+	l.mu.Lock()
+	n := copy(f, l.backlog)
+	l.backlog = append(l.backlog[:0], l.backlog[n:]...)
+	l.mu.Unlock()
+	return f
+}
+
+// deliver hands a caller frame to the bridged peer, or to Audio readers
+// (dropping the oldest frame when they fall a second behind).
+func (l *Leg) deliver(f []int16) {
+	l.mu.Lock()
+	peer := l.peer
+	l.mu.Unlock()
+	if peer != nil {
+		peer.enqueue(outItem{pcm: f})
+		return
+	}
+	for {
+		select {
+		case l.in <- f:
+			return
+		default:
+		}
+		select {
+		case <-l.in:
+		default:
+		}
+	}
+}
+
+func (l *Leg) takeOurs() (pcm []int16, digit rune, isDigit bool) {
+	f := make([]int16, frame)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for n < frame && len(l.out) > 0 {
+		head := &l.out[0]
+		if head.pcm == nil {
+			if n > 0 {
+				break // finish the audio before the digit
+			}
+			d := head.digit
+			l.out = l.out[1:]
+			l.signalDrained()
+			return nil, d, true
+		}
+		c := copy(f[n:], head.pcm)
+		n += c
+		head.pcm = head.pcm[c:]
+		if len(head.pcm) == 0 {
+			l.out = l.out[1:]
+		}
+	}
+	l.signalDrained()
+	return f, 0, false
+}
+
+// signalDrained closes drained once nothing is queued; mu held.
+func (l *Leg) signalDrained() {
+	if len(l.out) == 0 {
+		select {
+		case <-l.drained:
+		default:
+			close(l.drained)
+		}
+	}
+}
+
+func (l *Leg) enqueue(it outItem) {
+	l.mu.Lock()
+	if len(l.out) == 0 {
+		l.drained = make(chan struct{})
+	}
+	l.out = append(l.out, it)
+	l.mu.Unlock()
+}
+
+func (l *Leg) record(caller, ours []int16) {
+	l.mu.Lock()
+	r := l.recorder
+	l.mu.Unlock()
+	if r != nil {
+		r(caller, ours)
+	}
+}
+
+func (l *Leg) digit(d rune) {
+	select {
+	case l.digits <- d:
+	default: // nobody reads digits: drop rather than block the RTP reader
+	}
+}
+
+// watch ends the leg when the dialog ends (BYE from the far end).
+func (l *Leg) watch() {
+	defer l.loops.Done()
+	select {
+	case <-l.dialog.Context().Done():
+		l.finish(media.End{Remote: !l.hungUp.Load(), Reason: "BYE received"})
+	case <-l.stop:
+	}
+}
+
+// finish records how the leg ended (first cause wins), stops the loops and
+// closes the media. It does not send BYE.
+func (l *Leg) finish(e media.End) {
+	l.mu.Lock()
+	if l.ending {
+		l.mu.Unlock()
+		return
+	}
+	l.ending = true
+	if l.hungUp.Load() {
+		e.Remote = false
+	}
+	e.At = time.Now()
+	l.end = e
+	peer := l.peer
+	l.mu.Unlock()
+	if peer != nil {
+		Unbridge(l, peer)
+	}
+	l.stopOnce.Do(func() { close(l.stop) })
+	go func() {
+		_ = l.dialog.Media().Close() // unblocks the reader
+		l.loops.Wait()
+		_ = l.dialog.Close()
+		l.ua.release(l)
+		close(l.done)
+	}()
+}
+
+// Hangup sends BYE (once) and ends the leg.
+func (l *Leg) Hangup(ctx context.Context) error {
+	err := l.hangup(ctx)
+	l.finish(media.End{Reason: "hung up"})
+	select {
+	case <-l.done:
+	case <-ctx.Done():
+	}
+	return err
+}
+
+func (l *Leg) hangup(ctx context.Context) error {
+	if !l.hungUp.CompareAndSwap(false, true) {
+		return nil
+	}
+	select {
+	case <-l.dialog.Context().Done():
+		return nil // already over
+	default:
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	err := l.dialog.Hangup(ctx)
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return nil // the far end did not answer our BYE: it is over for us
+	}
+	return err
+}
+
+// Done is closed once the leg is over and its resources are released.
+func (l *Leg) Done() <-chan struct{} { return l.done }
+
+// End says how the leg ended; valid once Done is closed.
+func (l *Leg) End() media.End {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.end
+}
+
+// Digits delivers the far end's keypad digits.
+func (l *Leg) Digits() <-chan rune { return l.digits }
+
+// SendDigits queues RFC 4733 digits after the audio already queued.
+func (l *Leg) SendDigits(ctx context.Context, digits string) error {
+	for _, d := range digits {
+		if !validDigit(d) {
+			return errors.New("sipua: invalid keypad digit " + string(d))
+		}
+	}
+	for _, d := range digits {
+		l.enqueue(outItem{digit: d})
+	}
+	return l.drain(ctx)
+}
+
+func validDigit(d rune) bool {
+	return (d >= '0' && d <= '9') || d == '*' || d == '#' || (d >= 'A' && d <= 'D')
+}
+
+func (l *Leg) drain(ctx context.Context) error {
+	l.mu.Lock()
+	ch := l.drained
+	l.mu.Unlock()
+	select {
+	case <-ch:
+		return nil
+	case <-l.done:
+		return media.ErrEnded
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Audio gives the leg's audio at rate.
+func (l *Leg) Audio(rate int) media.Audio {
+	return &legAudio{l: l, rate: rate, up: audio.NewResampler(Rate, rate), down: audio.NewResampler(rate, Rate)}
+}
+
+var _ media.Session = (*Leg)(nil)

@@ -1,0 +1,252 @@
+package sipua
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/emiago/diago"
+	dmedia "github.com/emiago/diago/media"
+	"github.com/emiago/sipgo"
+	"github.com/emiago/sipgo/sip"
+)
+
+// Config configures a UA.
+type Config struct {
+	// ListenAddr is host:port for SIP over UDP and TCP; port 0 picks one.
+	ListenAddr string
+	// PublicHost goes in Contact headers and SDP (default: the listen
+	// host, or the first non-loopback IPv4 address for 0.0.0.0).
+	PublicHost string
+	// RTPPortMin and RTPPortMax bound the RTP ports (0: any free port).
+	// The range is process-wide: diago keeps it in package variables.
+	RTPPortMin, RTPPortMax int
+	// MaxDialogs caps call legs at once; more INVITEs, in or out, get 503.
+	MaxDialogs int
+	// MediaTimeout ends a leg that received no RTP for this long (0: never).
+	MediaTimeout time.Duration
+	UserAgent    string
+	Logger       *slog.Logger
+}
+
+// Handler answers or refuses an inbound INVITE. It runs on its own
+// goroutine and must return only when it is done with the call: when it
+// returns, a call still up is hung up.
+type Handler func(ctx context.Context, in *Incoming)
+
+// UA is one SIP user agent: listener, client and the legs it carries.
+type UA struct {
+	cfg  Config
+	log  *slog.Logger
+	ua   *sipgo.UserAgent
+	dg   *diago.Diago
+	host string // public host
+	addr string // bound listen address, once started
+
+	active atomic.Int64
+	legs   sync.Map // SIP Call-ID -> *Leg, for in-dialog INFO
+
+	auth *diago.DigestAuthServer
+
+	mu      sync.Mutex
+	cancel  context.CancelFunc
+	serving sync.WaitGroup // inbound handlers
+}
+
+// rtpRangeOnce: diago's RTP port range is global; set it once.
+var rtpRange sync.Once
+
+// New builds a UA; Start serves it.
+func New(cfg Config) (*UA, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.UserAgent == "" {
+		cfg.UserAgent = "Parley"
+	}
+	if cfg.MaxDialogs <= 0 {
+		cfg.MaxDialogs = 1000
+	}
+	host, portStr, err := net.SplitHostPort(cfg.ListenAddr)
+	if err != nil {
+		return nil, fmt.Errorf("sip listen address %q: %w", cfg.ListenAddr, err)
+	}
+	port, err := strconv.Atoi(portStr)
+	if err != nil || port < 0 || port > 65535 {
+		return nil, fmt.Errorf("sip listen address %q: bad port", cfg.ListenAddr)
+	}
+	if port == 0 {
+		// UDP and TCP must share the port: find one free for both.
+		if port, err = freePort(host); err != nil {
+			return nil, err
+		}
+	}
+	public := cfg.PublicHost
+	if public == "" {
+		public = host
+		if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+			ip, _, err := sip.ResolveInterfacesIP("ip4", nil)
+			if err != nil {
+				return nil, fmt.Errorf("find an address for Contact and SDP (set the SIP public host): %w", err)
+			}
+			public = ip.String()
+		}
+	}
+	if cfg.RTPPortMin > 0 && cfg.RTPPortMax > cfg.RTPPortMin {
+		rtpRange.Do(func() {
+			dmedia.RTPPortStart, dmedia.RTPPortEnd = cfg.RTPPortMin, cfg.RTPPortMax
+		})
+	}
+	ua, err := sipgo.NewUA(sipgo.WithUserAgent(cfg.UserAgent), sipgo.WithUserAgentHostname(public))
+	if err != nil {
+		return nil, err
+	}
+	u := &UA{cfg: cfg, log: cfg.Logger, ua: ua, host: public, addr: net.JoinHostPort(host, strconv.Itoa(port)), auth: diago.NewDigestServer()}
+	mediaIP := net.ParseIP(public)
+	var opts []diago.DiagoOption
+	for _, t := range []string{"udp", "tcp"} {
+		opts = append(opts, diago.WithTransport(diago.Transport{
+			Transport: t, BindHost: host, BindPort: port,
+			ExternalHost: public, ExternalPort: port, MediaExternalIP: mediaIP,
+		}))
+	}
+	opts = append(opts,
+		diago.WithLogger(quietLogger(cfg.Logger)),
+		diago.WithMediaConfig(diago.MediaConfig{Codecs: []dmedia.Codec{dmedia.CodecAudioUlaw, dmedia.CodecAudioAlaw, dmedia.CodecTelephoneEvent8000}}),
+		diago.WithServerRequestMiddleware(u.middleware),
+	)
+	u.dg = diago.NewDiago(ua, opts...)
+	return u, nil
+}
+
+// quietLogger keeps diago's per-request chatter at debug.
+func quietLogger(l *slog.Logger) *slog.Logger {
+	return l.With("component", "sip")
+}
+
+// freePort finds a port free on host for both UDP and TCP.
+func freePort(host string) (int, error) {
+	for range 20 {
+		tl, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+		if err != nil {
+			return 0, err
+		}
+		p := tl.Addr().(*net.TCPAddr).Port
+		ul, err := net.ListenPacket("udp", net.JoinHostPort(host, strconv.Itoa(p)))
+		tl.Close()
+		if err == nil {
+			ul.Close()
+			return p, nil
+		}
+	}
+	return 0, errors.New("no port free for both UDP and TCP")
+}
+
+// Start listens and serves inbound calls with h until Close.
+func (u *UA) Start(ctx context.Context, h Handler) error {
+	ctx, cancel := context.WithCancel(ctx)
+	u.mu.Lock()
+	u.cancel = cancel
+	u.mu.Unlock()
+	err := u.dg.ServeBackground(ctx, func(d *diago.DialogServerSession) {
+		u.serving.Add(1)
+		defer u.serving.Done()
+		u.serveInvite(ctx, d, h)
+	})
+	if err != nil {
+		cancel()
+		return fmt.Errorf("sip listen on %s: %w", u.addr, err)
+	}
+	return nil
+}
+
+// Addr is the SIP listen address (host:port).
+func (u *UA) Addr() string { return u.addr }
+
+// PublicHost is the host in our Contact headers and SDP.
+func (u *UA) PublicHost() string { return u.host }
+
+// Active is the number of call legs up or being set up.
+func (u *UA) Active() int { return int(u.active.Load()) }
+
+// Close hangs up every leg, stops listening and waits for handlers.
+func (u *UA) Close() error {
+	u.legs.Range(func(_, v any) bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		_ = v.(*Leg).Hangup(ctx)
+		cancel()
+		return true
+	})
+	u.mu.Lock()
+	cancel := u.cancel
+	u.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	u.serving.Wait()
+	u.auth.Close()
+	return u.ua.Close()
+}
+
+// acquire takes a dialog slot; false at the limit.
+func (u *UA) acquire() bool {
+	if u.active.Add(1) > int64(u.cfg.MaxDialogs) {
+		u.active.Add(-1)
+		return false
+	}
+	return true
+}
+
+func (u *UA) register(l *Leg) { u.legs.Store(l.callID, l) }
+
+// release frees a leg's slot once it is over.
+func (u *UA) release(l *Leg) {
+	if _, ok := u.legs.LoadAndDelete(l.callID); ok {
+		u.active.Add(-1)
+	}
+}
+
+// middleware refuses new INVITEs at the dialog limit and takes SIP INFO
+// keypad digits, which diago refuses.
+func (u *UA) middleware(next sipgo.RequestHandler) sipgo.RequestHandler {
+	return func(req *sip.Request, tx sip.ServerTransaction) {
+		switch req.Method {
+		case sip.INFO:
+			u.handleInfo(req, tx)
+			return
+		case sip.INVITE:
+			if to := req.To(); to != nil && !to.Params.Has("tag") && u.Active() >= u.cfg.MaxDialogs {
+				res := sip.NewResponseFromRequest(req, 503, "Service Unavailable", nil)
+				res.AppendHeader(sip.NewHeader("Retry-After", "5"))
+				_ = tx.Respond(res)
+				return
+			}
+		}
+		next(req, tx)
+	}
+}
+
+func (u *UA) handleInfo(req *sip.Request, tx sip.ServerTransaction) {
+	v, ok := u.legs.Load(req.CallID().Value())
+	if !ok {
+		_ = tx.Respond(sip.NewResponseFromRequest(req, 481, "Call/Transaction Does Not Exist", nil))
+		return
+	}
+	ct := ""
+	if h := req.ContentType(); h != nil {
+		ct = h.Value()
+	}
+	d, ok := ParseDTMFInfo(ct, req.Body())
+	if !ok {
+		_ = tx.Respond(sip.NewResponseFromRequest(req, 415, "Unsupported Media Type", nil))
+		return
+	}
+	_ = tx.Respond(sip.NewResponseFromRequest(req, 200, "OK", nil))
+	v.(*Leg).digit(d)
+}

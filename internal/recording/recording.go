@@ -1,0 +1,133 @@
+// Package recording owns call recordings on disk: one stereo WAV per
+// answered call (caller left, agent right) under the data dir, and the
+// signed, expiring links that let webhook receivers fetch one without an
+// API key.
+package recording
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/parley-voice/parley/internal/media/audio"
+)
+
+// Rate is the recordings' sample rate: the telephone codecs' 8 kHz.
+const Rate = 8000
+
+// LinkTTL is how long a signed link works.
+const LinkTTL = 7 * 24 * time.Hour
+
+// Store keeps recordings in Dir.
+type Store struct {
+	Dir string
+	// PublicURL is the base of links (http://host:port, no trailing /).
+	PublicURL string
+	Key       []byte
+}
+
+// Path is where a call's recording lives.
+func (s *Store) Path(orgID, callID string) string {
+	return filepath.Join(s.Dir, orgID, callID+".wav")
+}
+
+// URL is the call's recording link, signed to work without a key until
+// now+LinkTTL (with a key it always works).
+func (s *Store) URL(callID string, now time.Time) string {
+	exp := strconv.FormatInt(now.Add(LinkTTL).Unix(), 10)
+	return fmt.Sprintf("%s/v1/calls/%s/recording?expires=%s&signature=%s",
+		strings.TrimRight(s.PublicURL, "/"), callID, exp, s.sign(callID, exp))
+}
+
+func (s *Store) sign(callID, expires string) string {
+	m := hmac.New(sha256.New, s.Key)
+	m.Write([]byte(callID + "." + expires))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// Verify checks a signed link's expires and signature for callID.
+func (s *Store) Verify(callID, expires, signature string, now time.Time) bool {
+	exp, err := strconv.ParseInt(expires, 10, 64)
+	if err != nil || now.Unix() > exp {
+		return false
+	}
+	return hmac.Equal([]byte(s.sign(callID, expires)), []byte(signature))
+}
+
+// Open opens a call's recording; os.ErrNotExist when there is none.
+func (s *Store) Open(orgID, callID string) (*os.File, error) {
+	return os.Open(s.Path(orgID, callID))
+}
+
+// Find locates a call's recording without its organization (signed links
+// name only the call; call ids are unique).
+func (s *Store) Find(callID string) (*os.File, error) {
+	m, err := filepath.Glob(filepath.Join(s.Dir, "*", callID+".wav"))
+	if err != nil || len(m) == 0 {
+		return nil, os.ErrNotExist
+	}
+	return os.Open(m[0])
+}
+
+// Writer records one call. Write is called from the call's media clock.
+type Writer struct {
+	mu   sync.Mutex
+	f    *os.File
+	wav  *audio.StereoWAV
+	err  error
+	done bool
+}
+
+// Create starts a call's recording.
+func (s *Store) Create(orgID, callID string) (*Writer, error) {
+	if err := os.MkdirAll(filepath.Join(s.Dir, orgID), 0o750); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(s.Path(orgID, callID), os.O_CREATE|os.O_TRUNC|os.O_RDWR, 0o640)
+	if err != nil {
+		return nil, err
+	}
+	w, err := audio.NewStereoWAV(f, Rate)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &Writer{f: f, wav: w}, nil
+}
+
+// Write adds one tick: the caller's side left, the agent's right. A disk
+// error stops the recording (reported by Close), never the call.
+func (w *Writer) Write(caller, agent []int16) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done || w.err != nil {
+		return
+	}
+	w.err = w.wav.Write(caller, agent)
+}
+
+// Duration is how much has been recorded.
+func (w *Writer) Duration() time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.wav.Duration()
+}
+
+// Close finishes the file.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done {
+		return nil
+	}
+	w.done = true
+	return errors.Join(w.err, w.wav.Close(), w.f.Close())
+}

@@ -1,0 +1,40 @@
+package telephony
+
+import (
+	"context"
+
+	"github.com/parley-voice/parley/internal/media"
+	"github.com/parley-voice/parley/internal/model"
+)
+
+// Conversation runs an answered call: the conversation engine implements
+// it. Run returns when the conversation is over; the call ends then (if it
+// has not already) with the cause given to Live.End, or when ctx ends.
+type Conversation interface {
+	Run(ctx context.Context, l *Live)
+}
+
+// Hold is the conversation of a deployment without a conversation engine:
+// it keeps the line open, in comfort silence, until the other side hangs
+// up or the call reaches the agent's maximum duration.
+type Hold struct{}
+
+// Run implements Conversation.
+func (Hold) Run(ctx context.Context, l *Live) {
+	select {
+	case <-ctx.Done():
+	case <-l.Session.Done():
+	}
+}
+
+// Live is an answered call as the conversation sees it.
+type Live struct {
+	Call    model.Call
+	Agent   model.Agent
+	Session media.Session
+	line    *line
+}
+
+// End ends the call from our side with cause (END_CALL_TOOL,
+// SILENCE_TIMEOUT, ...); status is COMPLETED unless cause is TRANSFERRED.
+func (l *Live) End(cause string) { l.line.Hangup(cause) }

@@ -1,0 +1,155 @@
+package telephony
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/parley-voice/parley/internal/call"
+	"github.com/parley-voice/parley/internal/callqueue"
+	"github.com/parley-voice/parley/internal/media/sipua"
+	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/webhook"
+)
+
+// connectWait bounds how long an admitted inbound call may wait for its
+// worker to pick it up before the INVITE is refused.
+const connectWait = 10 * time.Second
+
+// Handle serves one inbound INVITE (a sipua.Handler): route, authenticate,
+// admit, run the pre-call webhook, answer, and return once the call is over.
+func (p *Phone) Handle(ctx context.Context, in *sipua.Incoming) {
+	log := p.log().With("sip_user", in.User, "from", in.FromUser, "source", in.Source.String())
+	orgID := ""
+	if tok := in.Header(loopbackHeader); tok != "" {
+		org, ok := p.loopbackOrg(tok)
+		if !ok {
+			_ = in.Reject(403, "Forbidden")
+			return
+		}
+		orgID = org
+	}
+	r, err := p.resolve(ctx, in.User, orgID)
+	var ref *refusal
+	switch {
+	case errors.As(err, &ref):
+		log.Info("inbound call refused", "code", ref.code, "why", ref.msg)
+		_ = in.Reject(ref.code, ref.reason)
+		if ref.record {
+			c := p.newInbound(r, in)
+			_ = p.Calls.Record(ctx, &c, call.Change{To: model.CallFailed, HangupCause: ref.cause, ErrorMessage: ref.msg})
+		}
+		return
+	case err != nil:
+		log.Error("inbound routing failed", "err", err)
+		_ = in.Reject(500, "Server Internal Error")
+		return
+	}
+	if orgID == "" && !p.authorized(in, r) {
+		return
+	}
+	c := p.newInbound(r, in)
+	started := make(chan struct{})
+	finished := make(chan struct{})
+	connect := func(wctx context.Context, progress func(call.Change) bool) (call.Line, error) {
+		close(started)
+		l, err := p.connect(wctx, in, r, c, progress)
+		if err != nil {
+			close(finished)
+			return nil, err
+		}
+		go func() { <-l.Ended(); close(finished) }()
+		return l, nil
+	}
+	switch err := p.Calls.Answer(ctx, &c, connect); {
+	case errors.Is(err, callqueue.ErrConcurrencyLimit):
+		_ = in.Reject(486, "Busy Here")
+		return
+	case err != nil:
+		log.Error("inbound call not admitted", "err", err)
+		_ = in.Reject(500, "Server Internal Error")
+		return
+	}
+	select {
+	case <-started:
+	case <-time.After(connectWait):
+		_ = in.Reject(480, "Temporarily Unavailable")
+		return
+	}
+	<-finished
+}
+
+// authorized applies the number's trunk's inbound rules: the source
+// allow-list (403) and digest credentials (407 challenge).
+func (p *Phone) authorized(in *sipua.Incoming, r route) bool {
+	t := r.trunk
+	if t == nil {
+		return true
+	}
+	if !allowed(t, in.Source) {
+		_ = in.Reject(403, "Forbidden")
+		return false
+	}
+	if t.InboundUsername != nil && len(t.InboundPassword) > 0 {
+		pw, err := p.Box.Open(t.InboundPassword)
+		if err != nil {
+			_ = in.Reject(500, "Server Internal Error")
+			return false
+		}
+		return in.Authorize(*t.InboundUsername, pw)
+	}
+	return true
+}
+
+func (p *Phone) newInbound(r route, in *sipua.Incoming) model.Call {
+	var trunkID *string
+	if r.trunk != nil {
+		trunkID = &r.trunk.ID
+	}
+	return call.NewInbound(r.agent, trunkID, callerNumber(in.FromUser), r.to, r.dialedAgentID)
+}
+
+// connect runs on the call's worker: the pre-call webhook, ringing, the
+// answer. A caller who hangs up first leaves the call CANCELED.
+func (p *Phone) connect(ctx context.Context, in *sipua.Incoming, r route, c model.Call, progress func(call.Change) bool) (call.Line, error) {
+	hungUp := &call.DialError{Status: model.CallCanceled, Cause: call.CauseUserEnded, Message: "the caller hung up before the call was answered"}
+	pre := &call.PreCallOutcome{Agent: r.agent}
+	if url := r.agent.Config.PreCallWebhookURL; url != nil {
+		secret, err := p.Secret(ctx, c.OrgID)
+		if err != nil {
+			p.log().Error("pre-call webhook secret", "call_id", c.ID, "err", err)
+		}
+		dialed := ""
+		if r.dialedAgentID != nil {
+			dialed = *r.dialedAgentID
+		}
+		pre.Variables, pre.Status = p.PreCalls.PreCall(ctx, *url, secret, webhook.PreCallPayload{
+			AgentID: r.agent.ID, FromNumber: c.FromNumber, ToNumber: c.ToNumber, DialedAgentID: dialed,
+		})
+	}
+	ch := call.Change{To: model.CallRinging}
+	if pre.Status != "" && pre.Status != model.WebhookSkipped {
+		ch.PreCall = pre
+	}
+	if !progress(ch) {
+		_ = in.Reject(480, "Temporarily Unavailable")
+		return nil, ctx.Err()
+	}
+	select {
+	case <-in.Context().Done():
+		return nil, hungUp
+	case <-ctx.Done():
+		_ = in.Reject(503, "Service Unavailable")
+		return nil, ctx.Err()
+	default:
+	}
+	_ = in.Ringing()
+	leg, err := in.Answer()
+	if err != nil {
+		if in.Context().Err() != nil {
+			return nil, hungUp
+		}
+		return nil, &call.DialError{Cause: call.CauseSIPError, Message: "answer failed: " + err.Error()}
+	}
+	return p.answered(ctx, c.OrgID, c.ID, c.AgentID, leg, Trunk{})
+}

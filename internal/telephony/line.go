@@ -1,0 +1,138 @@
+package telephony
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/parley-voice/parley/internal/call"
+	"github.com/parley-voice/parley/internal/media/sipua"
+	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/recording"
+	"github.com/parley-voice/parley/internal/store"
+)
+
+// line is an answered call: call.Line over a SIP leg, recorded, with the
+// conversation running on it.
+type line struct {
+	p     *Phone
+	leg   *sipua.Leg
+	trunk Trunk
+	rec   *recording.Writer
+	url   string
+	stop  context.CancelFunc
+	ended chan struct{}
+
+	mu       sync.Mutex
+	cause    string // our side's hang-up cause, first wins
+	status   string // final status for cause ("" = COMPLETED)
+	result   call.Result
+	detached bool // a transfer took the leg over: its end is not ours
+}
+
+// answered records the leg, starts the conversation and returns the line.
+func (p *Phone) answered(ctx context.Context, orgID, callID, agentID string, leg *sipua.Leg, trunk Trunk) (*line, error) {
+	l := &line{p: p, leg: leg, trunk: trunk, ended: make(chan struct{})}
+	if p.Recordings != nil {
+		rec, err := p.Recordings.Create(orgID, callID)
+		if err != nil {
+			p.log().Error("recording not started", "call_id", callID, "err", err)
+		} else {
+			l.rec, l.url = rec, p.Recordings.URL(callID, time.Now())
+			leg.SetRecorder(rec.Write)
+		}
+	}
+	var live *Live
+	err := p.Store.View(ctx, func(tx store.Tx) (err error) {
+		live = &Live{Session: leg, line: l}
+		if live.Call, err = tx.GetCall(ctx, orgID, callID); err != nil {
+			return err
+		}
+		live.Agent, err = tx.GetAgent(ctx, orgID, agentID)
+		return err
+	})
+	if err != nil {
+		_ = leg.Hangup(context.Background())
+		l.finish()
+		return nil, err
+	}
+	runCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	l.stop = stop
+	if max := live.Agent.Config.MaxConversationDurationSeconds; max != nil && *max > 0 {
+		t := time.AfterFunc(time.Duration(*max)*time.Second, func() { l.Hangup(call.CauseMaxDuration) })
+		defer func() { go func() { <-l.ended; t.Stop() }() }()
+	}
+	go func() {
+		p.conversation().Run(runCtx, live)
+		// The conversation is over: so is the call, unless a transfer
+		// handed the leg to someone else.
+		if !l.isDetached() {
+			_ = leg.Hangup(context.Background())
+		}
+	}()
+	go func() {
+		<-leg.Done()
+		stop()
+		l.finish()
+	}()
+	return l, nil
+}
+
+func (l *line) isDetached() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.detached
+}
+
+// finish computes the result once the leg is over and closes the recording.
+func (l *line) finish() {
+	if l.rec != nil {
+		if err := l.rec.Close(); err != nil {
+			l.p.log().Error("recording incomplete", "err", err)
+		}
+	}
+	end := l.leg.End()
+	l.mu.Lock()
+	switch {
+	case l.cause != "":
+		st := l.status
+		if st == "" {
+			st = model.CallCompleted
+		}
+		l.result = call.Result{Status: st, HangupCause: l.cause}
+	case end.Remote:
+		l.result = call.Result{Status: model.CallCompleted, HangupCause: call.CauseUserEnded}
+	default:
+		l.result = call.Result{Status: model.CallFailed, HangupCause: call.CauseSIPError, ErrorMessage: end.Reason}
+	}
+	l.mu.Unlock()
+	close(l.ended)
+}
+
+// Ended implements call.Line.
+func (l *line) Ended() <-chan struct{} { return l.ended }
+
+// Result implements call.Line.
+func (l *line) Result() call.Result {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.result
+}
+
+// RecordingURL implements call.Line.
+func (l *line) RecordingURL() string { return l.url }
+
+// Hangup implements call.Line.
+func (l *line) Hangup(cause string) { l.endWith(cause, "") }
+
+// endWith ends the call from our side; the first cause wins.
+func (l *line) endWith(cause, status string) {
+	l.mu.Lock()
+	if l.cause == "" {
+		l.cause, l.status = cause, status
+	}
+	l.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = l.leg.Hangup(ctx)
+}

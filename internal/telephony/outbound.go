@@ -1,0 +1,113 @@
+package telephony
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+
+	"github.com/parley-voice/parley/internal/call"
+	"github.com/parley-voice/parley/internal/media/sipua"
+	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/store"
+)
+
+// Dial implements call.Dialer: the call goes out through the agent's trunk
+// (or the default trunk), and once answered runs until it ends.
+func (p *Phone) Dial(ctx context.Context, req call.DialRequest, ringing func()) (call.Line, error) {
+	trunk, err := p.trunk(ctx, req.OrgID, req.SIPTrunkID)
+	if err != nil {
+		return nil, err
+	}
+	t, err := p.target(trunk, req.OrgID, req.ToNumber)
+	if err != nil {
+		return nil, &call.DialError{Cause: call.CauseDialFailed, Message: err.Error()}
+	}
+	t.FromUser, t.FromDisplay = req.FromNumber, req.CallerIDName
+	leg, err := p.UA.Dial(ctx, t, ringing)
+	if err != nil {
+		return nil, dialError(ctx, err)
+	}
+	return p.answered(ctx, req.OrgID, req.CallID, req.AgentID, leg, trunk)
+}
+
+// trunk resolves the trunk a call goes out on.
+func (p *Phone) trunk(ctx context.Context, orgID string, id *string) (Trunk, error) {
+	if id == nil {
+		if p.DefaultTrunk == nil {
+			return Trunk{}, &call.DialError{Cause: call.CauseDialFailed,
+				Message: "the agent has no SIP trunk and no default trunk is configured (--sip-trunk-host)"}
+		}
+		return *p.DefaultTrunk, nil
+	}
+	t, err := store.Read(ctx, p.Store, func(tx store.Tx) (model.SIPTrunk, error) { return tx.GetSIPTrunk(ctx, orgID, *id) })
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return Trunk{}, &call.DialError{Cause: call.CauseDialFailed, Message: "the agent's SIP trunk was deleted"}
+	case err != nil:
+		return Trunk{}, err
+	}
+	out := Trunk{ID: &t.ID, Transport: t.Transport}
+	if t.Host != nil {
+		out.Host = *t.Host
+	}
+	if t.Port != nil {
+		out.Port = *t.Port
+	}
+	if t.Username != nil {
+		out.Username = *t.Username
+	}
+	if out.Password, err = p.Box.Open(t.Password); err != nil {
+		return Trunk{}, fmt.Errorf("open trunk %s password: %w", t.ID, err)
+	}
+	return out, nil
+}
+
+// target is the SIP destination of number through trunk.
+func (p *Phone) target(tr Trunk, orgID, number string) (sipua.Target, error) {
+	t := sipua.Target{User: number, RingTimeout: p.RingTimeout}
+	switch tr.Transport {
+	case model.TransportLoopback:
+		host, port, err := net.SplitHostPort(p.UA.Addr())
+		if err != nil {
+			return t, err
+		}
+		if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+			host = "127.0.0.1"
+		}
+		t.Host, t.Transport = host, "udp"
+		t.Port, _ = strconv.Atoi(port)
+		t.Headers = map[string]string{loopbackHeader: p.loopbackToken(orgID)}
+		return t, nil
+	case model.TransportTLS:
+		return t, errors.New("the trunk's transport tls is not supported yet: use udp or tcp")
+	}
+	if tr.Host == "" {
+		return t, errors.New("the SIP trunk has no host")
+	}
+	t.Host, t.Port, t.Transport = tr.Host, tr.Port, tr.Transport
+	t.Username, t.Password = tr.Username, tr.Password
+	return t, nil
+}
+
+// dialError turns a failed INVITE into the call's end.
+func dialError(ctx context.Context, err error) error {
+	var rej *sipua.Rejected
+	switch {
+	case errors.As(err, &rej):
+		msg := rej.Error()
+		switch rej.Code {
+		case 486, 600:
+			return &call.DialError{Cause: call.CauseBusy, Message: msg}
+		case 408, 480:
+			return &call.DialError{Cause: call.CauseNoAnswer, Message: msg}
+		}
+		return &call.DialError{Cause: call.CauseSIPError, Message: msg}
+	case errors.Is(err, sipua.ErrNoAnswer):
+		return &call.DialError{Cause: call.CauseNoAnswer, Message: "no answer within the ring timeout"}
+	case ctx.Err() != nil:
+		return ctx.Err()
+	}
+	return &call.DialError{Cause: call.CauseDialFailed, Message: err.Error()}
+}

@@ -1,0 +1,71 @@
+package telephony
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/parley-voice/parley/internal/call"
+	"github.com/parley-voice/parley/internal/callqueue"
+	"github.com/parley-voice/parley/internal/media/sipua"
+	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/recording"
+	"github.com/parley-voice/parley/internal/secret"
+	"github.com/parley-voice/parley/internal/store"
+	"github.com/parley-voice/parley/internal/webhook"
+)
+
+// Admitter admits and records inbound calls (callqueue.Queue).
+type Admitter interface {
+	Answer(ctx context.Context, c *model.Call, connect callqueue.Connect) error
+	Record(ctx context.Context, c *model.Call, ch call.Change) error
+}
+
+// PreCaller calls pre-call webhooks (webhook.Sender).
+type PreCaller interface {
+	PreCall(ctx context.Context, url, secret string, p webhook.PreCallPayload) (map[string]any, string)
+}
+
+// Trunk is a resolved way out: an API trunk with its password opened, or
+// the operator's default.
+type Trunk struct {
+	ID                 *string
+	Host               string
+	Port               int
+	Transport          string // udp, tcp, tls or loopback
+	Username, Password string
+}
+
+// Phone is Parley's telephone.
+type Phone struct {
+	UA         *sipua.UA
+	Store      store.Store
+	Box        *secret.Box
+	Calls      Admitter
+	PreCalls   PreCaller
+	Secret     func(ctx context.Context, orgID string) (string, error)
+	Recordings *recording.Store
+	// DefaultTrunk serves agents without a trunk (nil: they cannot call).
+	DefaultTrunk *Trunk
+	// RingTimeout bounds ringing on outbound calls (default 60 s).
+	RingTimeout time.Duration
+	// Conversation runs answered calls (default Hold).
+	Conversation Conversation
+	Logger       *slog.Logger
+}
+
+func (p *Phone) log() *slog.Logger {
+	if p.Logger == nil {
+		return slog.Default()
+	}
+	return p.Logger
+}
+
+func (p *Phone) conversation() Conversation {
+	if p.Conversation == nil {
+		return Hold{}
+	}
+	return p.Conversation
+}
+
+var _ call.Dialer = (*Phone)(nil)
