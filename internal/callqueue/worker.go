@@ -16,7 +16,7 @@ type worker struct {
 	call    model.Call
 	connect Connect // nil: dial out through the Dialer
 	cancel  context.CancelCauseFunc
-	done   chan struct{} // closed when the worker has written its end
+	done    chan struct{} // closed when the worker has written its end
 
 	mu   sync.Mutex
 	line call.Line
