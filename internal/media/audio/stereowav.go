@@ -1,0 +1,160 @@
+package audio
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"time"
+)
+
+const wavHeaderSize = 44
+
+var errWAVClosed = errors.New("audio: StereoWAV is closed")
+
+// StereoWAV writes a call recording as a 16-bit PCM stereo WAV file, as a
+// stream: left is the caller, right is the agent.
+//
+// The header's sizes are rewritten on every Flush, at least once per second
+// of audio written, and on Close, each time after the audio they count has
+// been written, so a file cut short by a crash is still a valid WAV holding
+// everything up to the last rewrite (readers ignore the rest). Samples go
+// to the underlying writer on every Write; wrap it in nothing that buffers
+// if the crash guarantee matters.
+//
+// A StereoWAV is not safe for concurrent use.
+type StereoWAV struct {
+	w       io.WriteSeeker
+	start   int64 // offset of the RIFF header in w
+	rate    int
+	frames  int64 // stereo samples written
+	synced  int64 // frames counted by the header in w
+	scratch []byte
+	err     error // sticky: once w fails, the file is not trustworthy
+	closed  bool
+}
+
+// NewStereoWAV writes a WAV header at w's current offset and returns a
+// writer for rate Hz stereo audio.
+func NewStereoWAV(w io.WriteSeeker, rate int) (*StereoWAV, error) {
+	if rate <= 0 || rate > math.MaxInt32/4 {
+		return nil, fmt.Errorf("audio: NewStereoWAV: unusable rate %d", rate)
+	}
+	start, err := w.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return nil, fmt.Errorf("audio: NewStereoWAV: %w", err)
+	}
+	s := &StereoWAV{w: w, start: start, rate: rate}
+	if _, err := w.Write(s.header()); err != nil {
+		return nil, fmt.Errorf("audio: writing WAV header: %w", err)
+	}
+	return s, nil
+}
+
+func (s *StereoWAV) header() []byte {
+	le := binary.LittleEndian
+	h := make([]byte, 0, wavHeaderSize)
+	data := uint32(s.frames * 4)
+	h = append(h, "RIFF"...)
+	h = le.AppendUint32(h, 36+data)
+	h = append(h, "WAVEfmt "...)
+	h = le.AppendUint32(h, 16)
+	h = le.AppendUint16(h, wavFormatPCM)
+	h = le.AppendUint16(h, 2)
+	h = le.AppendUint32(h, uint32(s.rate))
+	h = le.AppendUint32(h, uint32(s.rate*4)) // bytes per second
+	h = le.AppendUint16(h, 4)                // bytes per frame
+	h = le.AppendUint16(h, 16)
+	h = append(h, "data"...)
+	h = le.AppendUint32(h, data)
+	return h
+}
+
+// maxFrames keeps the RIFF size within its 32 bits.
+const maxFrames = (math.MaxUint32 - 36) / 4
+
+// Write appends one stretch of audio, caller on the left and agent on the
+// right. If one side is shorter it is padded with silence to the other's
+// length.
+func (s *StereoWAV) Write(left, right []int16) error {
+	if s.closed {
+		return errWAVClosed
+	}
+	if s.err != nil {
+		return s.err
+	}
+	n := max(len(left), len(right))
+	if s.frames+int64(n) > maxFrames {
+		return errors.New("audio: StereoWAV: recording exceeds the 4 GB WAV limit")
+	}
+	s.scratch = s.scratch[:0]
+	for i := range n {
+		var l, r int16
+		if i < len(left) {
+			l = left[i]
+		}
+		if i < len(right) {
+			r = right[i]
+		}
+		s.scratch = binary.LittleEndian.AppendUint16(s.scratch, uint16(l))
+		s.scratch = binary.LittleEndian.AppendUint16(s.scratch, uint16(r))
+	}
+	if _, err := s.w.Write(s.scratch); err != nil {
+		s.err = fmt.Errorf("audio: writing WAV samples: %w", err)
+		return s.err
+	}
+	s.frames += int64(n)
+	if s.frames-s.synced >= int64(s.rate) {
+		return s.Flush()
+	}
+	return nil
+}
+
+// Flush rewrites the header's sizes to cover everything written so far.
+func (s *StereoWAV) Flush() error {
+	if s.closed {
+		return errWAVClosed
+	}
+	if s.err != nil {
+		return s.err
+	}
+	if err := s.patch(); err != nil {
+		s.err = fmt.Errorf("audio: updating WAV header: %w", err)
+		return s.err
+	}
+	s.synced = s.frames
+	return nil
+}
+
+// patch rewrites the two size fields and returns to the end of the audio.
+func (s *StereoWAV) patch() error {
+	h := s.header()
+	for _, off := range []int64{4, 40} {
+		if _, err := s.w.Seek(s.start+off, io.SeekStart); err != nil {
+			return err
+		}
+		if _, err := s.w.Write(h[off : off+4]); err != nil {
+			return err
+		}
+	}
+	_, err := s.w.Seek(s.start+wavHeaderSize+s.frames*4, io.SeekStart)
+	return err
+}
+
+// Duration is how much audio has been written.
+func (s *StereoWAV) Duration() time.Duration {
+	rate := int64(s.rate)
+	return time.Duration(s.frames/rate)*time.Second + time.Duration(s.frames%rate)*time.Second/time.Duration(rate)
+}
+
+// Close finalises the header. It does not close the underlying writer.
+// Closing twice is harmless.
+func (s *StereoWAV) Close() error {
+	if s.closed {
+		return nil
+	}
+	err := s.Flush()
+	s.closed = true
+	return err
+}
