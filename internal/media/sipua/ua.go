@@ -250,3 +250,9 @@ func (u *UA) handleInfo(req *sip.Request, tx sip.ServerTransaction) {
 	_ = tx.Respond(sip.NewResponseFromRequest(req, 200, "OK", nil))
 	v.(*Leg).digit(d)
 }
+
+func splitHostPort(addr string) (string, int) {
+	h, p, _ := net.SplitHostPort(addr)
+	n, _ := strconv.Atoi(p)
+	return h, n
+}

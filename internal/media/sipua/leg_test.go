@@ -1,0 +1,115 @@
+package sipua
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/parley-voice/parley/internal/media"
+	"github.com/parley-voice/parley/internal/media/audio"
+)
+
+func newTestUA(t *testing.T, h Handler) *UA {
+	t.Helper()
+	ua, err := New(Config{ListenAddr: "127.0.0.1:0", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h == nil {
+		h = func(ctx context.Context, in *Incoming) { _ = in.Reject(404, "Not Found") }
+	}
+	if err := ua.Start(context.Background(), h); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ua.Close() })
+	return ua
+}
+
+func target(ua *UA, user string) Target {
+	host, port := splitHostPort(ua.Addr())
+	return Target{Host: host, Port: port, User: user, FromUser: "+15550001111", FromDisplay: "Test", RingTimeout: 5 * time.Second}
+}
+
+// heard reads frames from a until one carries freq, or fails after 3 s.
+func heard(t *testing.T, a media.Audio, rate int, freq float64) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	for {
+		f, err := a.Read(ctx)
+		if err != nil {
+			t.Fatalf("no %v Hz tone heard: %v", freq, err)
+		}
+		if audio.DetectTone(f, rate, freq) {
+			return
+		}
+	}
+}
+
+func TestLegsCarryAudioAndDigitsBothWays(t *testing.T) {
+	answered := make(chan *Leg, 1)
+	callee := newTestUA(t, func(ctx context.Context, in *Incoming) {
+		if in.User != "+15552223333" || in.FromUser != "+15550001111" || in.FromDisplay != "Test" {
+			t.Errorf("INVITE for %q from %q %q", in.User, in.FromDisplay, in.FromUser)
+		}
+		_ = in.Ringing()
+		leg, err := in.Answer()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		answered <- leg
+		<-leg.Done()
+	})
+	caller := newTestUA(t, nil)
+	// ringing is best effort: on loopback the 180 can race the 200.
+	out, err := caller.Dial(context.Background(), target(callee, "+15552223333"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := <-answered
+	if out.Codec() != "PCMU" {
+		t.Errorf("codec %q, want PCMU (first offered)", out.Codec())
+	}
+
+	// Caller -> callee at 16 kHz, callee -> caller at 8 kHz: resampling on both ends.
+	out16, in8 := out.Audio(16000), in.Audio(8000)
+	_ = out16.Write(audio.Tone(1000, 16000, time.Second, 0.5))
+	heard(t, in8, 8000, 1000)
+	_ = in8.Write(audio.Tone(440, 8000, time.Second, 0.5))
+	heard(t, out16, 16000, 440)
+
+	if err := out.SendDigits(context.Background(), "1#"); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range "1#" {
+		select {
+		case d := <-in.Digits():
+			if d != want {
+				t.Fatalf("digit %q, want %q", d, want)
+			}
+		case <-time.After(3 * time.Second):
+			t.Fatalf("digit %q not received", want)
+		}
+	}
+
+	if err := out.Hangup(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-in.Done():
+	case <-time.After(3 * time.Second):
+		t.Fatal("callee leg did not end on BYE")
+	}
+	if e := in.End(); !e.Remote {
+		t.Errorf("callee end %+v, want remote", e)
+	}
+	if e := out.End(); e.Remote {
+		t.Errorf("caller end %+v, want local", e)
+	}
+	if caller.Active() != 0 || callee.Active() != 0 {
+		t.Errorf("dialogs left: caller %d callee %d", caller.Active(), callee.Active())
+	}
+}
