@@ -44,6 +44,8 @@ type envOption func(*Phone, *callqueueOptions)
 
 type callqueueOptions = callqueue.Options
 
+type storeTx = store.Tx
+
 func newEnv(t *testing.T, opts ...envOption) *env {
 	t.Helper()
 	ctx := context.Background()

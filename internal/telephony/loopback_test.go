@@ -1,0 +1,118 @@
+package telephony
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/parley-voice/parley/internal/call"
+	"github.com/parley-voice/parley/internal/media/audio"
+	"github.com/parley-voice/parley/internal/model"
+)
+
+// toneTalker plays its tone and listens for the other side's; it reports
+// whether it heard it, then waits for the call to end (or hangs up).
+type toneTalker struct {
+	mu    sync.Mutex
+	heard map[string]bool // by direction
+}
+
+func (tt *toneTalker) Run(ctx context.Context, l *Live) {
+	say, want := 1000.0, 440.0
+	if l.Call.Direction == model.Inbound {
+		say, want = 440, 1000
+	}
+	a := l.Session.Audio(16000)
+	_ = a.Write(audio.Tone(say, 16000, 1500*time.Millisecond, 0.5))
+	heard := false
+	deadline := time.Now().Add(3 * time.Second)
+	for !heard && time.Now().Before(deadline) {
+		f, err := a.Read(ctx)
+		if err != nil {
+			break
+		}
+		heard = audio.DetectTone(f, 16000, want)
+	}
+	tt.mu.Lock()
+	tt.heard[l.Call.Direction] = heard
+	tt.mu.Unlock()
+	if l.Call.Direction == model.Outbound {
+		_ = a.Drain(ctx)
+		l.End(call.CauseEndCallTool)
+		return
+	}
+	select {
+	case <-l.Session.Done():
+	case <-ctx.Done():
+	}
+}
+
+func TestLoopbackAgentCallsAgent(t *testing.T) {
+	tt := &toneTalker{heard: map[string]bool{}}
+	e := newEnv(t, func(p *Phone, _ *callqueueOptions) { p.Conversation = tt })
+	loop := e.trunk("")
+	callee := e.agent(func(a *model.Agent) { a.Name = "Callee" })
+	e.number("+15551230000", &callee.ID, nil)
+	caller := e.agent(withTrunk(loop.ID))
+
+	out := e.place(caller, "+15551230000")
+	ended := e.waitFinal(out.ID)
+	wantEnd(t, ended, model.CallCompleted, call.CauseEndCallTool)
+	var in model.Call
+	for _, c := range e.calls() {
+		if c.Direction == model.Inbound {
+			in = e.waitFinal(c.ID)
+		}
+	}
+	wantEnd(t, in, model.CallCompleted, call.CauseUserEnded)
+	if in.AgentID != callee.ID || in.FromNumber != out.FromNumber || in.ToNumber != "+15551230000" {
+		t.Errorf("inbound record agent %s from %s to %s", in.AgentName, in.FromNumber, in.ToNumber)
+	}
+	tt.mu.Lock()
+	if !tt.heard[model.Outbound] || !tt.heard[model.Inbound] {
+		t.Errorf("tones heard: %v (want both directions)", tt.heard)
+	}
+	tt.mu.Unlock()
+
+	// Each side's recording has the far end on the left and itself on the
+	// right.
+	for _, tc := range []struct {
+		c                model.Call
+		farEnd, ourselves float64
+	}{{ended, 440, 1000}, {in, 1000, 440}} {
+		w := e.recordingOf(tc.c)
+		if !hasTone(w.Channels[0], tc.farEnd) || !hasTone(w.Channels[1], tc.ourselves) {
+			t.Errorf("%s recording: left %v Hz %v, right %v Hz %v", tc.c.Direction,
+				tc.farEnd, hasTone(w.Channels[0], tc.farEnd), tc.ourselves, hasTone(w.Channels[1], tc.ourselves))
+		}
+	}
+}
+
+// hasTone reports whether freq dominates any 100 ms block of pcm.
+func hasTone(pcm []int16, freq float64) bool {
+	for i := 0; i+800 <= len(pcm); i += 400 {
+		if audio.DetectTone(pcm[i:i+800], 8000, freq) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestLoopbackRefusesAnotherOrganizationsNumber(t *testing.T) {
+	e := newEnv(t)
+	other := model.Organization{Name: "globex", ConcurrencyLimit: 10, CreatedAt: model.Now(), UpdatedAt: model.Now()}
+	e.write(func(tx storeTx) error { return tx.CreateOrg(e.ctx, &other) })
+	theirs := model.Agent{OrgID: other.ID, Name: "Theirs", Status: model.AgentActive, Mode: model.ModeSinglePrompt,
+		Config: model.AgentConfig{PromptTemplate: "x"}, CreatedAt: model.Now(), UpdatedAt: model.Now()}
+	e.write(func(tx storeTx) error { return tx.CreateAgent(e.ctx, &theirs) })
+	n := model.PhoneNumber{OrgID: other.ID, E164: "+15551239999", AgentID: &theirs.ID, CreatedAt: model.Now(), UpdatedAt: model.Now()}
+	e.write(func(tx storeTx) error { return tx.CreatePhoneNumber(e.ctx, &n) })
+
+	c := e.place(e.agent(withTrunk(e.trunk("").ID)), "+15551239999")
+	ended := e.waitFinal(c.ID)
+	wantEnd(t, ended, model.CallFailed, call.CauseSIPError)
+	if deref(ended.ErrorMessage) != "SIP 404 Not Found" {
+		t.Errorf("errorMessage %q", deref(ended.ErrorMessage))
+	}
+}
