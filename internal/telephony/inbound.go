@@ -151,5 +151,10 @@ func (p *Phone) connect(ctx context.Context, in *sipua.Incoming, r route, c mode
 		}
 		return nil, &call.DialError{Cause: call.CauseSIPError, Message: "answer failed: " + err.Error()}
 	}
-	return p.answered(ctx, c.OrgID, c.ID, c.AgentID, leg, Trunk{})
+	// Transfers leave through the agent's trunk (or the default one).
+	tr, err := p.trunk(ctx, c.OrgID, r.agent.SIPTrunkID)
+	if err != nil {
+		tr = Trunk{}
+	}
+	return p.answered(ctx, c.OrgID, c.ID, c.AgentID, leg, tr)
 }

@@ -1,0 +1,206 @@
+package telephony
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/parley-voice/parley/internal/call"
+	"github.com/parley-voice/parley/internal/media"
+	"github.com/parley-voice/parley/internal/media/audio"
+	"github.com/parley-voice/parley/internal/media/sipua"
+	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/store"
+)
+
+// Transfer modes (the agent's transferMode).
+const (
+	TransferCold = "cold"
+	TransferWarm = "warm"
+)
+
+// Speaker says text on a session: the conversation engine's voice. Warm
+// transfers use it for the hold message, the introduction and the summary.
+type Speaker interface {
+	Say(ctx context.Context, s media.Session, text string) error
+}
+
+// WarmTransfer is what the conversation hands a warm transfer.
+type WarmTransfer struct {
+	// Summary is what the destination is told about the call (the
+	// conversation engine writes it from warmTransferConfig.summaryPrompt).
+	Summary string
+	// Speaker voices the messages; nil skips them (only hold music plays).
+	Speaker Speaker
+}
+
+// referWait bounds the wait for the far end's NOTIFY after a REFER.
+const referWait = 10 * time.Second
+
+// Transfer hands the caller to number and leaves the call: the call ends
+// TRANSFERRED once the caller is with the destination. Cold: the caller's
+// side is asked to call number itself (REFER); if it refuses, Parley dials
+// number and bridges the two legs. Warm: the caller hears the hold message
+// (and hold music), the destination is dialed and told the introduction and
+// summary, then the legs are bridged. An error means the caller is still
+// with the agent (the destination did not answer, say).
+func (l *Live) Transfer(ctx context.Context, number, mode string, warm WarmTransfer) error {
+	ln := l.line
+	var err error
+	var how string
+	switch mode {
+	case TransferWarm:
+		how, err = ln.warmTransfer(ctx, l, number, warm)
+	default:
+		how, err = ln.coldTransfer(ctx, l, number)
+	}
+	out := how
+	if err != nil {
+		out = "transfer failed: " + err.Error()
+	}
+	ln.p.appendTool(l.Call, "transfer_to_number", map[string]any{"to_number": number, "mode": modeOrCold(mode)}, out)
+	return err
+}
+
+func modeOrCold(m string) string {
+	if m == TransferWarm {
+		return m
+	}
+	return TransferCold
+}
+
+func (ln *line) coldTransfer(ctx context.Context, l *Live, number string) (string, error) {
+	if ln.trunk.Transport != model.TransportLoopback && ln.trunk.Host != "" {
+		t, err := ln.p.target(ln.trunk, l.Call.OrgID, number)
+		if err == nil {
+			ln.mu.Lock()
+			ln.detached = true // the far end may hang up on us: that is the transfer working
+			ln.cause, ln.status = call.CauseTransferred, model.CallTransferred
+			ln.mu.Unlock()
+			if err = ln.leg.Refer(ctx, t, referWait); err == nil {
+				_ = ln.leg.Hangup(context.WithoutCancel(ctx))
+				return "transferred by REFER", nil
+			}
+			ln.mu.Lock()
+			ln.detached, ln.cause, ln.status = false, "", ""
+			ln.mu.Unlock()
+			ln.p.log().Info("REFER refused; bridging instead", "call_id", l.Call.ID, "err", err)
+		}
+	}
+	dest, err := ln.dialDestination(ctx, l, number)
+	if err != nil {
+		return "", err
+	}
+	ln.bridge(dest, true)
+	return "transferred by bridging a new call leg", nil
+}
+
+func (ln *line) warmTransfer(ctx context.Context, l *Live, number string, w WarmTransfer) (string, error) {
+	cfg := model.WarmTransferConfig{}
+	if l.Agent.Config.WarmTransferConfig != nil {
+		cfg = *l.Agent.Config.WarmTransferConfig
+	}
+	say := func(s media.Session, text *string) {
+		if w.Speaker != nil && text != nil && *text != "" {
+			if err := w.Speaker.Say(ctx, s, *text); err != nil {
+				ln.p.log().Warn("warm transfer message not spoken", "call_id", l.Call.ID, "err", err)
+			}
+		}
+	}
+	say(ln.leg, cfg.HoldMessage)
+	caller := ln.leg.Audio(sipua.Rate)
+	if err := caller.Drain(ctx); err != nil {
+		return "", err
+	}
+	if cfg.HoldMusicEnabled != nil && *cfg.HoldMusicEnabled {
+		_ = caller.Write(audio.HoldMusic(sipua.Rate, 5*time.Minute))
+	}
+	dest, err := ln.dialDestination(ctx, l, number)
+	caller.Flush()
+	if err != nil {
+		return "", err
+	}
+	say(dest, cfg.IntroMessage)
+	if w.Summary != "" {
+		say(dest, &w.Summary)
+	}
+	if err := dest.Audio(sipua.Rate).Drain(ctx); err != nil {
+		_ = dest.Hangup(context.WithoutCancel(ctx))
+		return "", fmt.Errorf("the destination hung up during the introduction")
+	}
+	keep := cfg.ContinueRecordingAfterTransfer == nil || *cfg.ContinueRecordingAfterTransfer
+	ln.bridge(dest, keep)
+	return "transferred after an introduction (warm)", nil
+}
+
+// dialDestination calls number through the call's trunk for a transfer.
+func (ln *line) dialDestination(ctx context.Context, l *Live, number string) (*sipua.Leg, error) {
+	t, err := ln.p.target(ln.trunk, l.Call.OrgID, number)
+	if err != nil {
+		return nil, err
+	}
+	t.FromUser = l.Call.FromNumber
+	if l.Call.Direction == model.Inbound {
+		t.FromUser = l.Call.ToNumber // the destination sees the agent's number
+	}
+	dest, err := ln.p.UA.Dial(ctx, t, nil)
+	if err != nil {
+		var rej *sipua.Rejected
+		if errors.As(err, &rej) {
+			return nil, fmt.Errorf("the destination answered %s", rej.Error())
+		}
+		return nil, err
+	}
+	return dest, nil
+}
+
+// bridge connects the caller with dest and hands the call over: it ends
+// TRANSFERRED when either side hangs up. keepRecording leaves the
+// recorder on (continueRecordingAfterTransfer).
+func (ln *line) bridge(dest *sipua.Leg, keepRecording bool) {
+	ln.mu.Lock()
+	ln.detached = true
+	ln.cause, ln.status = call.CauseTransferred, model.CallTransferred
+	ln.mu.Unlock()
+	if !keepRecording {
+		ln.leg.SetRecorder(nil)
+	}
+	sipua.Bridge(ln.leg, dest)
+	go func() {
+		select {
+		case <-ln.leg.Done():
+			_ = dest.Hangup(context.Background())
+		case <-dest.Done():
+			_ = ln.leg.Hangup(context.Background())
+		}
+	}()
+}
+
+// appendTool adds a tool_call entry to the call's transcript.
+func (p *Phone) appendTool(c model.Call, name string, args map[string]any, output string) {
+	argsJSON, _ := json.Marshal(args)
+	ctx := context.Background()
+	err := p.Store.Update(ctx, func(tx store.Tx) error {
+		cur, err := tx.GetCall(ctx, c.OrgID, c.ID)
+		if err != nil {
+			return err
+		}
+		at := 0.0
+		if cur.StartedAt != nil {
+			at = time.Since(*cur.StartedAt).Seconds()
+		}
+		cur.Transcript = append(cur.Transcript, map[string]any{
+			"at": float64(int(at*1000)) / 1000, "seq": len(cur.Transcript), "role": "tool", "type": "tool_call",
+			"turnId": fmt.Sprintf("tool-%d", len(cur.Transcript)),
+			"tool":   map[string]any{"name": name, "args": string(argsJSON)},
+			"result": map[string]any{"output": output},
+		})
+		cur.UpdatedAt = model.Now()
+		return tx.UpdateCall(ctx, &cur)
+	})
+	if err != nil {
+		p.log().Error("transcript entry not written", "call_id", c.ID, "tool", name, "err", err)
+	}
+}
