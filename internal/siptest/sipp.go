@@ -82,7 +82,7 @@ type Options struct {
 	Limit     int               // -l (concurrent calls), default = Calls
 	Rate      int               // -r calls per second (UAC), default 10
 	Service   string            // -s (request-URI user for UAC scenarios)
-	Keys      map[string]string // -key name value, usable as [name] in the scenario
+	Keys      map[string]string // -key name value, usable as [name] in the scenario; "{self}" in a value is sipp's own SIP address
 	Timeout   time.Duration     // overall -timeout, default 30s; sipp exits non-zero on timeout
 	Transport string            // "udp" (default, -t u1) or "tcp" (-t t1)
 }
@@ -346,7 +346,8 @@ func (s *Sipp) launch(xml []byte, target string, o Options) error {
 		args = append(args, "-auth_uri", service+"@"+target)
 	}
 	for _, k := range slices.Sorted(maps.Keys(s.keys)) {
-		args = append(args, "-key", k, s.keys[k])
+		// {self} stands for sipp's own SIP address, known only now.
+		args = append(args, "-key", k, strings.ReplaceAll(s.keys[k], "{self}", fmt.Sprintf("%s:%d", localIP, ports.sip)))
 	}
 
 	out, err := os.Create(filepath.Join(s.dir, "sipp.out"))
