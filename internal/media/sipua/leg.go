@@ -23,6 +23,10 @@ const (
 	// maxCallerBacklog bounds the caller audio waiting for the clock: more
 	// means the far end's clock runs fast; the oldest is dropped.
 	maxCallerBacklog = 10 * frame
+	// jitterDepth is the playout buffer: after running dry the clock waits
+	// until this much caller audio is queued, so packets arriving up to
+	// 40 ms late play in order instead of as gaps.
+	jitterDepth = 2 * frame
 	// inFrames is how many caller frames wait for a slow reader before the
 	// oldest is dropped (1 s).
 	inFrames = 50
@@ -51,6 +55,9 @@ type Leg struct {
 	out      []outItem // queued agent audio and digits, in order
 	drained  chan struct{}
 	backlog  []int16 // caller audio not yet taken by the clock
+	dry      bool    // the backlog ran out: refill to jitterDepth first
+	lastSeq  uint16
+	haveSeq  bool
 	lastRTP  time.Time
 	recorder Recorder
 	peer     *Leg // bridged: caller frames go to peer's out queue
@@ -73,10 +80,9 @@ type outItem struct {
 func newLeg(ua *UA, d diago.DialogSession, callID string) (*Leg, error) {
 	m := d.Media()
 	dtmfR := &diago.DTMFReader{}
-	r, err := m.AudioReader(
-		diago.WithAudioReaderJitterBuffer(dmedia.RTPJitterBufferOptions{DelayPackets: 3, MaxPackets: 25}),
-		diago.WithAudioReaderDTMF(dtmfR),
-	)
+	// No diago jitter buffer: it loses RFC 4733 events. The leg's own
+	// playout buffer (backlog, see takeCaller) absorbs jitter instead.
+	r, err := m.AudioReader(diago.WithAudioReaderDTMF(dtmfR))
 	if err != nil {
 		return nil, err
 	}
@@ -143,6 +149,11 @@ func (l *Leg) read() {
 		if n == 0 || pr.PacketHeader.PayloadType != audioPT {
 			continue // keep-alive or telephone-event (handled by the DTMF reader)
 		}
+		seq := pr.PacketHeader.SequenceNumber
+		if l.haveSeq && int16(seq-l.lastSeq) <= 0 {
+			continue // a duplicate, or later than what already played
+		}
+		l.lastSeq, l.haveSeq = seq, true
 		pcm = pcm[:0]
 		if l.codec.PayloadType == dmedia.CodecAudioAlaw.PayloadType {
 			pcm = audio.DecodeALaw(pcm, buf[:n])
@@ -220,9 +231,16 @@ func (l *Leg) timedOut() bool {
 func (l *Leg) takeCaller() []int16 {
 	f := make([]int16, frame)
 	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.dry && len(l.backlog) < jitterDepth {
+		return f
+	}
+	l.dry = false
 	n := copy(f, l.backlog)
 	l.backlog = append(l.backlog[:0], l.backlog[n:]...)
-	l.mu.Unlock()
+	if n < frame {
+		l.dry = true
+	}
 	return f
 }
 
