@@ -78,7 +78,7 @@ func TestLoopbackAgentCallsAgent(t *testing.T) {
 	// Each side's recording has the far end on the left and itself on the
 	// right.
 	for _, tc := range []struct {
-		c                model.Call
+		c                 model.Call
 		farEnd, ourselves float64
 	}{{ended, 440, 1000}, {in, 1000, 440}} {
 		w := e.recordingOf(tc.c)
