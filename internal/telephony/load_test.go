@@ -14,12 +14,12 @@ import (
 	"github.com/parley-voice/parley/internal/store"
 )
 
-// hangUpAfter ends every call it runs after d.
-type hangUpAfter time.Duration
+// hangUpOn ends every call it runs once the channel is closed.
+type hangUpOn chan struct{}
 
-func (d hangUpAfter) Run(ctx context.Context, l *Live) {
+func (c hangUpOn) Run(ctx context.Context, l *Live) {
 	select {
-	case <-time.After(time.Duration(d)):
+	case <-c:
 		l.End(call.CauseEndCallTool)
 	case <-l.Session.Done():
 	case <-ctx.Done():
@@ -68,7 +68,8 @@ func settle(want int, count func() int) int {
 func TestManyConcurrentCallsLeaveNothingBehind(t *testing.T) {
 	siptest.RequireSipp(t)
 	const calls = 200
-	e := newEnv(t, func(p *Phone, _ *callqueueOptions) { p.Conversation = hangUpAfter(2 * time.Second) })
+	release := make(hangUpOn)
+	e := newEnv(t, func(p *Phone, _ *callqueueOptions) { p.Conversation = release })
 	e.org.ConcurrencyLimit = calls
 	e.write(func(tx store.Tx) error { return tx.UpdateOrg(e.ctx, &e.org) })
 	uas := siptest.UAS(t, "uas_answer_many", siptest.Options{Calls: calls, Limit: calls, Timeout: 90 * time.Second})
@@ -82,19 +83,22 @@ func TestManyConcurrentCallsLeaveNothingBehind(t *testing.T) {
 	for i := range ids {
 		ids[i] = e.place(a, "+15557654321").ID
 	}
-	peak := 0
+	// All up at once, then all hung up.
+	deadline := time.Now().Add(60 * time.Second)
+	for e.ua.Active() < calls && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	peak := e.ua.Active()
+	close(release)
 	for _, id := range ids {
-		if n := e.ua.Active(); n > peak {
-			peak = n
-		}
 		wantEnd(t, e.waitFinal(id), model.CallCompleted, call.CauseEndCallTool)
 	}
 	if err := uas.Wait(); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("peak concurrent legs seen: %d; calls over after %v", peak, time.Since(start))
-	if peak < calls/2 {
-		t.Errorf("only %d legs were up at once; the calls did not overlap", peak)
+	if peak != calls {
+		t.Errorf("%d legs were up at once, want %d", peak, calls)
 	}
 	defer func() { t.Logf("settled after %v", time.Since(start)) }()
 	if n := e.ua.Active(); n != 0 {
