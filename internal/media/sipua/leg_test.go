@@ -13,7 +13,7 @@ import (
 
 func newTestUA(t *testing.T, h Handler) *UA {
 	t.Helper()
-	ua, err := New(Config{ListenAddr: "127.0.0.1:0", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	ua, err := New(Config{ListenAddr: "127.0.0.1:0", Logger: discard()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,6 +26,8 @@ func newTestUA(t *testing.T, h Handler) *UA {
 	t.Cleanup(func() { ua.Close() })
 	return ua
 }
+
+func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 func target(ua *UA, user string) Target {
 	host, port := splitHostPort(ua.Addr())

@@ -216,6 +216,12 @@ func (u *UA) release(l *Leg) {
 // keypad digits, which diago refuses.
 func (u *UA) middleware(next sipgo.RequestHandler) sipgo.RequestHandler {
 	return func(req *sip.Request, tx sip.ServerTransaction) {
+		// diago assumes these headers (a request without From crashed it,
+		// found by FuzzSIPDatagram): refuse such requests here.
+		if req.From() == nil || req.To() == nil || req.CallID() == nil || req.CSeq() == nil || req.Via() == nil {
+			_ = tx.Respond(sip.NewResponseFromRequest(req, 400, "Bad Request (missing From, To, Call-ID, CSeq or Via)", nil))
+			return
+		}
 		switch req.Method {
 		case sip.INFO:
 			u.handleInfo(req, tx)
