@@ -36,7 +36,7 @@ func TestServeProcess(t *testing.T) {
 	bin := build(t)
 	dir := t.TempDir()
 	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0")
-	cmd.Env = append(os.Environ(), "PARLEY_DATA_DIR="+dir, "PARLEY_LOG_FORMAT=json")
+	cmd.Env = append(os.Environ(), "PARLEY_DATA_DIR="+dir, "PARLEY_LOG_FORMAT=json", "PARLEY_SIP_ADDR=127.0.0.1:0")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// api is a client of a running server.
+type api struct {
+	t    *testing.T
+	base string
+	key  string
+}
+
+func (a api) do(method, path, body string, want int) map[string]any {
+	a.t.Helper()
+	req, _ := http.NewRequest(method, a.base+path, strings.NewReader(body))
+	req.Header.Set("x-api-key", a.key)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != want {
+		a.t.Fatalf("%s %s = %d %s, want %d", method, path, resp.StatusCode, raw, want)
+	}
+	var out map[string]any
+	_ = json.Unmarshal(raw, &out)
+	if d, ok := out["data"].(map[string]any); ok {
+		return d
+	}
+	return out
+}
+
+// The whole telephone through the front door: a loopback trunk, two agents,
+// a number; POST /calls rings the other agent over real SIP and RTP; both
+// records go live, the API ends the call, and the recording downloads with
+// the key and through its signed link.
+func TestLoopbackCallThroughTheAPI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := build(t)
+	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--sip-addr", "127.0.0.1:0", "--rtp-ports", "31000-31100")
+	cmd.Env = append(os.Environ(), "PARLEY_DATA_DIR="+t.TempDir(), "PARLEY_LOG_FORMAT=json")
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	var key, addr string
+	lines := bufio.NewScanner(stderr)
+	for addr == "" && lines.Scan() {
+		line := lines.Text()
+		if regexp.MustCompile(`^pk_live_`).MatchString(line) {
+			key = line
+		}
+		var rec struct{ Msg, Addr string }
+		if json.Unmarshal([]byte(line), &rec) == nil && rec.Msg == "serving" {
+			addr = rec.Addr
+		}
+	}
+	go io.Copy(io.Discard, stderr)
+	a := api{t: t, base: "http://" + addr + "/v1", key: key}
+
+	trunk := a.do("POST", "/sip-trunks", `{"friendlyName":"Loopback","transport":"loopback"}`, 201)
+	callee := a.do("POST", "/agents", `{"name":"Callee","promptTemplate":"Answer."}`, 201)
+	caller := a.do("POST", "/agents", fmt.Sprintf(`{"name":"Caller","promptTemplate":"Ask.","sipTrunkId":%q}`, trunk["id"]), 201)
+	a.do("POST", "/phone-numbers", fmt.Sprintf(`{"e164":"+15551230000","agentId":%q}`, callee["id"]), 201)
+	out := a.do("POST", "/calls", fmt.Sprintf(`{"agentId":%q,"fromNumber":"+15550001000","toNumber":"+15551230000"}`, caller["id"]), 201)
+	id := out["id"].(string)
+
+	var inbound map[string]any
+	deadline := time.Now().Add(15 * time.Second)
+	for inbound == nil || a.do("GET", "/calls/"+id, "", 200)["status"] != "IN_PROGRESS" {
+		if time.Now().After(deadline) {
+			t.Fatalf("the loopback call did not connect: %v", a.do("GET", "/calls/"+id, "", 200))
+		}
+		time.Sleep(50 * time.Millisecond)
+		list := a.do("GET", "/calls?direction=INBOUND", "", 200)
+		if data, _ := list["data"].([]any); len(data) == 1 && data[0].(map[string]any)["status"] == "IN_PROGRESS" {
+			inbound = data[0].(map[string]any)
+		}
+	}
+	if inbound["agentId"] != callee["id"] || inbound["fromNumber"] != "+15550001000" || inbound["toNumber"] != "+15551230000" {
+		t.Errorf("inbound record %v", inbound)
+	}
+	time.Sleep(500 * time.Millisecond) // some audio to record
+	ended := a.do("POST", "/calls/"+id+"/cancel", "", 200)
+	if ended["status"] != "COMPLETED" || ended["hangupCause"] != "API_ENDED" {
+		t.Fatalf("ended %v %v", ended["status"], ended["hangupCause"])
+	}
+	deadline = time.Now().Add(10 * time.Second)
+	for {
+		in := a.do("GET", "/calls/"+inbound["id"].(string), "", 200)
+		if in["status"] == "COMPLETED" && in["hangupCause"] == "USER_ENDED" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("callee record %v %v", in["status"], in["hangupCause"])
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	link, _ := ended["recordingUrl"].(string)
+	if !strings.HasPrefix(link, "http://"+addr+"/v1/calls/"+id+"/recording?expires=") {
+		t.Fatalf("recordingUrl %q", link)
+	}
+	for _, tc := range []struct {
+		name, url, key string
+		want           int
+	}{
+		{"with the key", a.base + "/calls/" + id + "/recording", key, 200},
+		{"signed link", link, "", 200},
+		{"tampered link", strings.Replace(link, "signature=", "signature=0", 1), "", 401},
+		{"no key, no link", a.base + "/calls/" + id + "/recording", "", 401},
+	} {
+		req, _ := http.NewRequest("GET", tc.url, nil)
+		if tc.key != "" {
+			req.Header.Set("x-api-key", tc.key)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("%s: %d %s", tc.name, resp.StatusCode, body)
+			continue
+		}
+		if tc.want == 200 && (resp.Header.Get("Content-Type") != "audio/wav" || !strings.HasPrefix(string(body), "RIFF") || len(body) < 8000) {
+			t.Errorf("%s: %s, %d bytes", tc.name, resp.Header.Get("Content-Type"), len(body))
+		}
+	}
+}
