@@ -114,6 +114,9 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 	})
 	if phone != nil {
 		phone.Calls = services.Queue
+		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "parley_sip_legs", Help: "SIP call legs up or being set up on this server.",
+		}, func() float64 { return float64(ua.Active()) }))
 	}
 	server := api.New(api.Config{
 		Services: services,
