@@ -1,14 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"os/exec"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -54,26 +50,9 @@ func TestLoopbackCallThroughTheAPI(t *testing.T) {
 		t.Skip("builds and runs the binary")
 	}
 	bin := build(t)
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--sip-addr", "127.0.0.1:0", "--rtp-ports", "31000-31100")
-	cmd.Env = append(os.Environ(), "PARLEY_DATA_DIR="+t.TempDir(), "PARLEY_LOG_FORMAT=json")
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	var key, addr string
-	lines := bufio.NewScanner(stderr)
-	for addr == "" && lines.Scan() {
-		line := lines.Text()
-		if regexp.MustCompile(`^pk_live_`).MatchString(line) {
-			key = line
-		}
-		var rec struct{ Msg, Addr string }
-		if json.Unmarshal([]byte(line), &rec) == nil && rec.Msg == "serving" {
-			addr = rec.Addr
-		}
-	}
-	go io.Copy(io.Discard, stderr)
+	srv := startServer(t, bin, []string{"PARLEY_DATA_DIR=" + t.TempDir()},
+		"--dialer", "sip", "--sip-addr", "127.0.0.1:0", "--rtp-ports", "31000-31100")
+	key, addr := srv.key, srv.addr
 	a := api{t: t, base: "http://" + addr + "/v1", key: key}
 
 	trunk := a.do("POST", "/sip-trunks", `{"friendlyName":"Loopback","transport":"loopback"}`, 201)

@@ -106,15 +106,10 @@ func (q *Queue) Place(ctx context.Context, c *model.Call, skipQueue bool) error 
 	c.Status, c.CreatedAt, c.UpdatedAt = model.CallQueued, now, now
 	admitted := false
 	err := q.o.Store.Update(ctx, func(tx store.Tx) error {
-		org, err := tx.LockOrg(ctx, c.OrgID)
+		free, err := lineFree(ctx, tx, c.OrgID)
 		if err != nil {
 			return err
 		}
-		live, err := tx.CountLiveCalls(ctx, c.OrgID)
-		if err != nil {
-			return err
-		}
-		free := live < org.ConcurrencyLimit
 		if skipQueue && !free {
 			return ErrConcurrencyLimit
 		}
@@ -164,15 +159,11 @@ func (q *Queue) Answer(ctx context.Context, c *model.Call, connect Connect) erro
 	c.Status, c.CreatedAt, c.UpdatedAt = model.CallQueued, now, now
 	full := false
 	err := q.o.Store.Update(ctx, func(tx store.Tx) error {
-		org, err := tx.LockOrg(ctx, c.OrgID)
+		free, err := lineFree(ctx, tx, c.OrgID)
 		if err != nil {
 			return err
 		}
-		live, err := tx.CountLiveCalls(ctx, c.OrgID)
-		if err != nil {
-			return err
-		}
-		if full = live >= org.ConcurrencyLimit; full {
+		if full = !free; full {
 			if err := call.Apply(c, call.Change{To: model.CallFailed, HangupCause: call.CauseBusy,
 				ErrorMessage: "the organization's concurrency limit is reached"}, now); err != nil {
 				return err
@@ -219,6 +210,20 @@ func (q *Queue) Record(ctx context.Context, c *model.Call, ch call.Change) error
 	q.o.Metrics.ended.WithLabelValues(c.Status, ch.HangupCause).Inc()
 	q.deliver(*c)
 	return nil
+}
+
+// lineFree locks the organization (held until tx ends, so the decision and
+// the write that follows are one) and says whether it has a line free.
+func lineFree(ctx context.Context, tx store.Tx, orgID string) (bool, error) {
+	org, err := tx.LockOrg(ctx, orgID)
+	if err != nil {
+		return false, err
+	}
+	live, err := tx.CountLiveCalls(ctx, orgID)
+	if err != nil {
+		return false, err
+	}
+	return live < org.ConcurrencyLimit, nil
 }
 
 // admit moves a queued call to INITIATED under this server's lease.
