@@ -161,3 +161,30 @@ func TestInboundAtTheConcurrencyLimit(t *testing.T) {
 		}
 	}
 }
+
+func TestInboundDigestAuthenticationOnTheTrunk(t *testing.T) {
+	siptest.RequireSipp(t)
+	e := newEnv(t)
+	user := "carrier"
+	tr := e.trunk("127.0.0.1:5060", func(tr *model.SIPTrunk) {
+		tr.InboundUsername, tr.InboundPassword = &user, e.phone.Box.Seal("t0ps3cret")
+	})
+	a := e.agent()
+	e.number("+15551230000", &a.ID, &tr.ID)
+
+	ok := siptest.UAC(t, "uac_digest", e.ua.Addr(), siptest.Options{Service: "+15551230000",
+		Keys: map[string]string{"user": "carrier", "pass": "t0ps3cret", "from": "+15559870000", "hold": "300"}})
+	if err := ok.Wait(); err != nil {
+		t.Fatalf("the right credentials were refused: %v", err)
+	}
+	wantEnd(t, e.waitFinal(e.calls()[0].ID), model.CallCompleted, call.CauseUserEnded)
+
+	bad := siptest.UAC(t, "uac_digest", e.ua.Addr(), siptest.Options{Service: "+15551230000",
+		Keys: map[string]string{"user": "carrier", "pass": "guess", "from": "+15559870000", "hold": "300"}})
+	if err := bad.Wait(); err == nil {
+		t.Fatal("a wrong password was let in")
+	}
+	if n := len(e.calls()); n != 1 {
+		t.Errorf("%d call records; a refused caller must leave none", n)
+	}
+}
