@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/emiago/diago"
+	"github.com/emiago/sipgo/sip"
+
 	"github.com/parley-voice/parley/internal/media"
 	"github.com/parley-voice/parley/internal/media/audio"
 )
@@ -114,4 +117,45 @@ func TestLegsCarryAudioAndDigitsBothWays(t *testing.T) {
 	if caller.Active() != 0 || callee.Active() != 0 {
 		t.Errorf("dialogs left: caller %d callee %d", caller.Active(), callee.Active())
 	}
+}
+
+func TestSIPInfoDigitsReachTheLeg(t *testing.T) {
+	answered := make(chan *Leg, 1)
+	callee := newTestUA(t, func(ctx context.Context, in *Incoming) {
+		leg, err := in.Answer()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		answered <- leg
+		<-leg.Done()
+	})
+	caller := newTestUA(t, nil)
+	out, err := caller.Dial(context.Background(), target(callee, "+15552223333"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := <-answered
+	d := out.dialog.(*diago.DialogClientSession)
+	for _, body := range []string{"Signal=7\r\nDuration=160\r\n", "Signal=11\r\n"} {
+		req := sip.NewRequest(sip.INFO, d.InviteRequest.Recipient)
+		req.AppendHeader(sip.NewHeader("Content-Type", "application/dtmf-relay"))
+		req.SetBody([]byte(body))
+		res, err := d.Do(context.Background(), req)
+		if err != nil || res.StatusCode != 200 {
+			t.Fatalf("INFO: %v %v", res, err)
+		}
+	}
+	for _, want := range "7#" {
+		select {
+		case got := <-in.Digits():
+			if got != want {
+				t.Fatalf("digit %q, want %q", got, want)
+			}
+		case <-time.After(3 * time.Second):
+			t.Fatalf("digit %q not received", want)
+		}
+	}
+	_ = out.Hangup(context.Background())
+	<-in.Done()
 }
