@@ -11,6 +11,7 @@ import (
 	"github.com/parley-voice/parley/internal/call"
 	"github.com/parley-voice/parley/internal/media"
 	"github.com/parley-voice/parley/internal/media/audio"
+	"github.com/parley-voice/parley/internal/media/sipua"
 	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/siptest"
 )
@@ -174,5 +175,62 @@ func TestWarmTransferBetweenThreeEndpoints(t *testing.T) {
 	// is part of it) and the destination's INBOUND one.
 	if n := len(e.calls()); n != 3 {
 		t.Errorf("%d call records, want 3", n)
+	}
+}
+
+// A far end that refuses REFER (diago answers 406) gets the destination
+// bridged in by Parley instead.
+func TestColdTransferBridgesWhenREFERIsRefused(t *testing.T) {
+	conv := transferOnAnswer{number: "+15550009999", errs: make(chan error, 1)}
+	e := newEnv(t, func(p *Phone, _ *callqueueOptions) { p.Conversation = conv })
+	heard := make(chan bool, 1)
+	pbx, err := sipua.New(sipua.Config{ListenAddr: "127.0.0.1:0", Logger: e.phone.Logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = pbx.Start(e.ctx, func(ctx context.Context, in *sipua.Incoming) {
+		leg, err := in.Answer()
+		if err != nil {
+			return
+		}
+		a := leg.Audio(8000)
+		switch in.User {
+		case "+15557654321": // the customer: hums 1000 Hz
+			_ = a.Write(audio.Tone(1000, 8000, 10*time.Second, 0.4))
+		case "+15550009999": // the destination: listens for the customer
+			got := false
+			for !got {
+				f, err := a.Read(ctx)
+				if err != nil {
+					break
+				}
+				got = audio.DetectTone(f, 8000, 1000)
+			}
+			heard <- got
+			_ = leg.Hangup(ctx)
+		}
+		<-leg.Done()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pbx.Close() })
+
+	c := e.place(e.agent(withTrunk(e.trunk(pbx.Addr()).ID)), "+15557654321")
+	if err := <-conv.errs; err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case got := <-heard:
+		if !got {
+			t.Fatal("the destination never heard the customer")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the destination was not bridged to the customer")
+	}
+	ended := e.waitFinal(c.ID)
+	wantEnd(t, ended, model.CallTransferred, call.CauseTransferred)
+	if _, _, out := transcriptTool(t, ended); !strings.Contains(out, "bridging") {
+		t.Errorf("tool output %q", out)
 	}
 }
