@@ -34,11 +34,13 @@ func (p *Phone) Handle(ctx context.Context, in *sipua.Incoming) {
 	switch {
 	case errors.As(err, &ref):
 		log.Info("inbound call refused", "code", ref.code, "why", ref.msg)
-		_ = in.Reject(ref.code, ref.reason)
-		if ref.record {
+		if ref.record { // recorded first: the record exists once the caller hears the refusal
 			c := p.newInbound(r, in)
-			_ = p.Calls.Record(ctx, &c, call.Change{To: model.CallFailed, HangupCause: ref.cause, ErrorMessage: ref.msg})
+			if err := p.Calls.Record(ctx, &c, call.Change{To: model.CallFailed, HangupCause: ref.cause, ErrorMessage: ref.msg}); err != nil {
+				log.Error("refused call not recorded", "err", err)
+			}
 		}
+		_ = in.Reject(ref.code, ref.reason)
 		return
 	case err != nil:
 		log.Error("inbound routing failed", "err", err)
