@@ -1,6 +1,8 @@
 package telephony
 
 import (
+	"net"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -154,4 +156,32 @@ func TestOutboundWithoutTrunk(t *testing.T) {
 	if !strings.Contains(deref(ended.ErrorMessage), "no default trunk") {
 		t.Errorf("errorMessage %q", deref(ended.ErrorMessage))
 	}
+}
+
+func TestOutboundThroughTheDefaultTrunk(t *testing.T) {
+	siptest.RequireSipp(t)
+	uas := siptest.UAS(t, "uas_auth401", siptest.Options{Keys: map[string]string{"user": "op", "pass": "pw", "hold": "200"}})
+	host, port := splitAddr(t, uas.Addr())
+	e := newEnv(t, func(p *Phone, _ *callqueueOptions) {
+		p.DefaultTrunk = &Trunk{Host: host, Port: port, Transport: "udp", Username: "op", Password: "pw"}
+	})
+	c := e.place(e.agent(), "+15557654321") // no trunk of its own
+	ended := e.waitFinal(c.ID)
+	wantEnd(t, ended, model.CallCompleted, call.CauseUserEnded)
+	if ended.SIPTrunkID != nil {
+		t.Errorf("sipTrunkId %v, want null for the operator's trunk", *ended.SIPTrunkID)
+	}
+	if err := uas.Wait(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func splitAddr(t *testing.T, addr string) (string, int) {
+	t.Helper()
+	h, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := strconv.Atoi(p)
+	return h, n
 }

@@ -2,6 +2,7 @@ package sipua
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"testing"
@@ -158,4 +159,70 @@ func TestSIPInfoDigitsReachTheLeg(t *testing.T) {
 	}
 	_ = out.Hangup(context.Background())
 	<-in.Done()
+}
+
+func TestPCMAWhenTheFarEndOffersOnlyPCMA(t *testing.T) {
+	answered := make(chan *Leg, 1)
+	callee := newTestUA(t, func(ctx context.Context, in *Incoming) {
+		leg, err := in.Answer()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		answered <- leg
+		<-leg.Done()
+	})
+	caller, err := New(Config{ListenAddr: "127.0.0.1:0", Logger: discard(), Codecs: []string{"PCMA"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := caller.Start(context.Background(), func(ctx context.Context, in *Incoming) {}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { caller.Close() })
+	out, err := caller.Dial(context.Background(), target(callee, "+15552223333"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := <-answered
+	if out.Codec() != "PCMA" || in.Codec() != "PCMA" {
+		t.Fatalf("codecs %s / %s, want PCMA", out.Codec(), in.Codec())
+	}
+	_ = out.Audio(8000).Write(audio.Tone(1000, 8000, time.Second, 0.5))
+	heard(t, in.Audio(8000), 8000, 1000)
+	_ = out.Hangup(context.Background())
+	<-in.Done()
+}
+
+func TestDialogLimit(t *testing.T) {
+	release := make(chan struct{})
+	callee, err := New(Config{ListenAddr: "127.0.0.1:0", Logger: discard(), MaxDialogs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = callee.Start(context.Background(), func(ctx context.Context, in *Incoming) {
+		leg, err := in.Answer()
+		if err != nil {
+			return
+		}
+		select {
+		case <-release:
+		case <-leg.Done():
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { close(release); callee.Close() })
+	caller := newTestUA(t, nil)
+	first, err := caller.Dial(context.Background(), target(callee, "+15552223333"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = caller.Dial(context.Background(), target(callee, "+15552223333"), nil)
+	var rej *Rejected
+	if !errors.As(err, &rej) || rej.Code != 503 {
+		t.Fatalf("second call: %v, want 503", err)
+	}
+	_ = first.Hangup(context.Background())
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,6 +34,9 @@ type Config struct {
 	MediaTimeout time.Duration
 	UserAgent    string
 	Logger       *slog.Logger
+	// Codecs are the audio codecs offered and accepted, in preference
+	// order: "PCMU", "PCMA" (default both, PCMU first).
+	Codecs []string
 }
 
 // Handler answers or refuses an inbound INVITE. It runs on its own
@@ -108,6 +112,10 @@ func New(cfg Config) (*UA, error) {
 		return nil, err
 	}
 	u := &UA{cfg: cfg, log: cfg.Logger, ua: ua, host: public, addr: net.JoinHostPort(host, strconv.Itoa(port)), auth: diago.NewDigestServer()}
+	codecs, err := mediaCodecs(cfg.Codecs)
+	if err != nil {
+		return nil, err
+	}
 	mediaIP := net.ParseIP(public)
 	var opts []diago.DiagoOption
 	for _, t := range []string{"udp", "tcp"} {
@@ -118,11 +126,30 @@ func New(cfg Config) (*UA, error) {
 	}
 	opts = append(opts,
 		diago.WithLogger(quietLogger(cfg.Logger)),
-		diago.WithMediaConfig(diago.MediaConfig{Codecs: []dmedia.Codec{dmedia.CodecAudioUlaw, dmedia.CodecAudioAlaw, dmedia.CodecTelephoneEvent8000}}),
+		diago.WithMediaConfig(diago.MediaConfig{Codecs: codecs}),
 		diago.WithServerRequestMiddleware(u.middleware),
 	)
 	u.dg = diago.NewDiago(ua, opts...)
 	return u, nil
+}
+
+// mediaCodecs maps codec names to diago's, telephone-event last.
+func mediaCodecs(names []string) ([]dmedia.Codec, error) {
+	if len(names) == 0 {
+		names = []string{"PCMU", "PCMA"}
+	}
+	var out []dmedia.Codec
+	for _, n := range names {
+		switch strings.ToUpper(n) {
+		case "PCMU":
+			out = append(out, dmedia.CodecAudioUlaw)
+		case "PCMA":
+			out = append(out, dmedia.CodecAudioAlaw)
+		default:
+			return nil, fmt.Errorf("codec %q is not supported (PCMU, PCMA)", n)
+		}
+	}
+	return append(out, dmedia.CodecTelephoneEvent8000), nil
 }
 
 // quietLogger keeps diago's per-request chatter at debug.
