@@ -31,7 +31,8 @@ test: deps lint ## the whole test suite, with the race detector; PostgreSQL too 
 .PHONY: bench
 bench: deps ## benchmarks on SQLite, and PostgreSQL when PARLEY_TEST_DATABASE_URL is set (results: docs/benchmarks.md)
 	@scripts/test-services.sh
-	$(GO) test -run '^$$' -bench . -benchmem -count 3 ./internal/api/ ./internal/callqueue/
+	$(GO) test -run '^$$' -bench . -benchmem -count 3 ./internal/api/ ./internal/callqueue/ ./internal/media/audio/
+	$(GO) test -run '^$$' -bench CallSetup -benchtime 200x -count 5 ./internal/media/sipua/
 	PARLEY_BENCH_CALLS=$${PARLEY_BENCH_CALLS:-1000000} $(GO) test -run '^$$' -bench ListCalls -benchtime 50x -timeout 60m ./internal/store/sqlite ./internal/store/postgres
 
 .PHONY: lint
