@@ -275,3 +275,27 @@ func (h *harness) countStatus(status string) int {
 }
 
 func busy() *call.DialError { return &call.DialError{Cause: call.CauseBusy, Message: "486 Busy Here"} }
+
+// describeFinal lists the ended calls' status, cause and error message.
+func (h *harness) describeFinal() []string {
+	h.t.Helper()
+	cs, _, err := store.ReadPage(context.Background(), h.store, func(tx store.Tx) ([]model.Call, int, error) {
+		return tx.ListCalls(context.Background(), h.org.ID, store.CallFilter{Page: store.Page{Number: 1, Size: 100},
+			Statuses: []string{model.CallCompleted, model.CallFailed, model.CallCanceled, model.CallTransferred}})
+	})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	var out []string
+	for _, c := range cs {
+		d := c.Status
+		if c.HangupCause != nil {
+			d += " " + *c.HangupCause
+		}
+		if c.ErrorMessage != nil {
+			d += ": " + *c.ErrorMessage
+		}
+		out = append(out, d)
+	}
+	return out
+}
