@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/parley-voice/parley/internal/call"
 	"github.com/parley-voice/parley/internal/invalid"
@@ -133,7 +134,20 @@ func (q *Queue) ended(c model.Call, cause error, answered bool) {
 }
 
 func (q *Queue) agentAvailable(ctx context.Context, c model.Call) error {
-	a, err := store.Read(ctx, q.o.Store, func(tx store.Tx) (model.Agent, error) { return tx.GetAgent(ctx, c.OrgID, c.AgentID) })
+	var a model.Agent
+	var err error
+	// A store error is retried a little: a busy database (pool exhausted,
+	// failover) should not fail a call that was just admitted.
+	for attempt := 0; attempt < 3; attempt++ {
+		a, err = store.Read(ctx, q.o.Store, func(tx store.Tx) (model.Agent, error) { return tx.GetAgent(ctx, c.OrgID, c.AgentID) })
+		if err == nil || errors.Is(err, store.ErrNotFound) || ctx.Err() != nil {
+			break
+		}
+		select {
+		case <-time.After(time.Duration(attempt+1) * 100 * time.Millisecond):
+		case <-ctx.Done():
+		}
+	}
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return errors.New("the agent was deleted before the call was placed")
