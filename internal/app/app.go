@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"os"
@@ -133,10 +134,19 @@ func newPhone(c Config, st store.Store, box *secret.Box, services api.Services, 
 	if err != nil {
 		return nil, nil, err
 	}
-	ua, err := sipua.New(sipua.Config{
+	sc := sipua.Config{
 		ListenAddr: c.SIPAddr, PublicHost: c.SIPPublicHost, RTPPortMin: lo, RTPPortMax: hi,
 		MaxDialogs: c.SIPMaxDialogs, MediaTimeout: c.SIPMediaTimeout, UserAgent: "Parley/" + version(), Logger: log,
-	})
+		TLSAddr: c.SIPTLSAddr,
+	}
+	if c.SIPTLSCert != "" {
+		cert, err := tls.LoadX509KeyPair(c.SIPTLSCert, c.SIPTLSKey)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--sip-tls-cert/--sip-tls-key: %w", err)
+		}
+		sc.TLSCert = &cert
+	}
+	ua, err := sipua.New(sc)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -44,6 +44,9 @@ type Config struct {
 	SIPTrunkTransport string
 	SIPTrunkUsername  string
 	SIPTrunkPassword  string
+	SIPTLSAddr        string
+	SIPTLSCert        string
+	SIPTLSKey         string
 }
 
 // storeFlags are the flags of every command that opens the database.
@@ -77,9 +80,12 @@ func serveFlags(fs *flag.FlagSet, c *Config) {
 	fs.DurationVar(&c.RingTimeout, "ring-timeout", 60*time.Second, "how long an outbound call may ring before it ends FAILED NO_ANSWER")
 	fs.IntVar(&c.SIPMaxDialogs, "sip-max-dialogs", 1000, "most SIP call legs at once; more INVITEs get 503")
 	fs.DurationVar(&c.SIPMediaTimeout, "sip-media-timeout", 60*time.Second, "end a call that received no RTP for this long (0: never)")
+	fs.StringVar(&c.SIPTLSAddr, "sip-tls-addr", "", "SIP over TLS listen address, e.g. 0.0.0.0:5061 (unset: no TLS in or out)")
+	fs.StringVar(&c.SIPTLSCert, "sip-tls-cert", "", "PEM certificate (chain) for SIP over TLS (unset: self-signed, enough for calling out)")
+	fs.StringVar(&c.SIPTLSKey, "sip-tls-key", "", "PEM private key of --sip-tls-cert")
 	fs.StringVar(&c.SIPTrunkHost, "sip-trunk-host", "", "default trunk for agents without one: host of the carrier or PBX (unset: such agents cannot call out)")
 	fs.IntVar(&c.SIPTrunkPort, "sip-trunk-port", 5060, "default trunk: port")
-	fs.StringVar(&c.SIPTrunkTransport, "sip-trunk-transport", "udp", "default trunk: udp or tcp")
+	fs.StringVar(&c.SIPTrunkTransport, "sip-trunk-transport", "udp", "default trunk: udp, tcp or tls")
 	fs.StringVar(&c.SIPTrunkUsername, "sip-trunk-username", "", "default trunk: digest username")
 	fs.StringVar(&c.SIPTrunkPassword, "sip-trunk-password", "", "default trunk: digest password")
 }
@@ -142,8 +148,14 @@ func (c *Config) check() error {
 		if _, _, err := c.rtpRange(); err != nil {
 			errs = append(errs, err)
 		}
-		if c.SIPTrunkTransport != "udp" && c.SIPTrunkTransport != "tcp" {
-			errs = append(errs, errors.New("--sip-trunk-transport must be udp or tcp"))
+		switch {
+		case c.SIPTrunkTransport != "udp" && c.SIPTrunkTransport != "tcp" && c.SIPTrunkTransport != "tls":
+			errs = append(errs, errors.New("--sip-trunk-transport must be udp, tcp or tls"))
+		case c.SIPTrunkTransport == "tls" && c.SIPTrunkHost != "" && c.SIPTLSAddr == "":
+			errs = append(errs, errors.New("--sip-trunk-transport tls needs --sip-tls-addr"))
+		}
+		if (c.SIPTLSCert == "") != (c.SIPTLSKey == "") {
+			errs = append(errs, errors.New("--sip-tls-cert and --sip-tls-key go together"))
 		}
 		if c.SIPMaxDialogs < 1 {
 			errs = append(errs, errors.New("--sip-max-dialogs must be at least 1"))

@@ -81,7 +81,9 @@ func (p *Phone) target(tr Trunk, orgID, number string) (sipua.Target, error) {
 		t.Headers = map[string]string{loopbackHeader: p.loopbackToken(orgID)}
 		return t, nil
 	case model.TransportTLS:
-		return t, errors.New("the trunk's transport tls is not supported yet: use udp or tcp")
+		if !p.UA.TLS() {
+			return t, errors.New("the trunk uses TLS but SIP over TLS is off on this server (set --sip-tls-addr)")
+		}
 	}
 	if tr.Host == "" {
 		return t, errors.New("the SIP trunk has no host")

@@ -185,3 +185,14 @@ func splitAddr(t *testing.T, addr string) (string, int) {
 	n, _ := strconv.Atoi(p)
 	return h, n
 }
+
+func TestOutboundTLSTrunkNeedsTLSOn(t *testing.T) {
+	e := newEnv(t)
+	tr := e.trunk("127.0.0.1:5061", func(tr *model.SIPTrunk) { tr.Transport = model.TransportTLS })
+	c := e.place(e.agent(withTrunk(tr.ID)), "+15557654321")
+	ended := e.waitFinal(c.ID)
+	wantEnd(t, ended, model.CallFailed, call.CauseDialFailed)
+	if !strings.Contains(deref(ended.ErrorMessage), "--sip-tls-addr") {
+		t.Errorf("errorMessage %q", deref(ended.ErrorMessage))
+	}
+}

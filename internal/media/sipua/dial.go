@@ -35,7 +35,15 @@ func (t Target) uri() sip.Uri {
 	if port == 0 {
 		port = 5060
 	}
-	return sip.Uri{Scheme: "sip", User: t.User, Host: t.Host, Port: port}
+	u := sip.Uri{Scheme: "sip", User: t.User, Host: t.Host, Port: port}
+	if strings.EqualFold(t.Transport, "tls") {
+		if t.Port == 0 {
+			u.Port = 5061
+		}
+		u.UriParams = sip.NewParams()
+		u.UriParams.Add("transport", "tls")
+	}
+	return u
 }
 
 // Dial places a call and returns the answered leg. ringing is called once
@@ -61,8 +69,11 @@ func (u *UA) dial(ctx context.Context, t Target, ringing func()) (*Leg, error) {
 	if transport == "" {
 		transport = "udp"
 	}
-	if transport != "udp" && transport != "tcp" {
-		return nil, fmt.Errorf("transport %q is not supported (udp, tcp)", t.Transport)
+	switch {
+	case transport == "tls" && !u.tls:
+		return nil, errors.New("SIP over TLS is off on this server (set --sip-tls-addr)")
+	case transport != "udp" && transport != "tcp" && transport != "tls":
+		return nil, fmt.Errorf("transport %q is not supported (udp, tcp, tls)", t.Transport)
 	}
 	d, err := u.dg.NewDialog(t.uri(), diago.NewDialogOptions{Transport: transport})
 	if err != nil {

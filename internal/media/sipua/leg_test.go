@@ -2,6 +2,7 @@ package sipua
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"io"
 	"log/slog"
@@ -225,4 +226,69 @@ func TestDialogLimit(t *testing.T) {
 		t.Fatalf("second call: %v, want 503", err)
 	}
 	_ = first.Hangup(context.Background())
+}
+
+func TestCallOverTLS(t *testing.T) {
+	cert, err := SelfSigned("127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	roots.AddCert(cert.Leaf)
+	answered := make(chan *Leg, 1)
+	callee, err := New(Config{ListenAddr: "127.0.0.1:0", TLSAddr: "127.0.0.1:0", TLSCert: cert, Logger: discard()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = callee.Start(context.Background(), func(ctx context.Context, in *Incoming) {
+		if in.Transport != "TLS" {
+			t.Errorf("INVITE came over %q", in.Transport)
+		}
+		leg, err := in.Answer()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		answered <- leg
+		<-leg.Done()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { callee.Close() })
+	for _, tc := range []struct {
+		name  string
+		roots *x509.CertPool
+		ok    bool
+	}{{"trusted", roots, true}, {"untrusted certificate", x509.NewCertPool(), false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			caller, err := New(Config{ListenAddr: "127.0.0.1:0", TLSAddr: "127.0.0.1:0", TLSRoots: tc.roots, Logger: discard()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := caller.Start(context.Background(), func(ctx context.Context, in *Incoming) {}); err != nil {
+				t.Fatal(err)
+			}
+			defer caller.Close()
+			host, port := splitHostPort(callee.TLSAddr())
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			out, err := caller.Dial(ctx, Target{Host: host, Port: port, Transport: "tls", User: "+15552223333", FromUser: "+15550001111"}, nil)
+			if !tc.ok {
+				if err == nil {
+					_ = out.Hangup(context.Background())
+					t.Fatal("a call to a server with an untrusted certificate went through")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := <-answered
+			_ = out.Audio(8000).Write(audio.Tone(1000, 8000, time.Second, 0.5))
+			heard(t, in.Audio(8000), 8000, 1000)
+			_ = out.Hangup(context.Background())
+			<-in.Done()
+		})
+	}
 }

@@ -2,6 +2,8 @@ package sipua
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -37,6 +39,13 @@ type Config struct {
 	// Codecs are the audio codecs offered and accepted, in preference
 	// order: "PCMU", "PCMA" (default both, PCMU first).
 	Codecs []string
+	// TLSAddr, when set, listens for SIP over TLS there and lets calls go
+	// out over TLS. TLSCert is the server certificate (nil: a self-signed
+	// one is made, enough for calling out); TLSRoots verifies the servers
+	// we call (nil: the system's roots).
+	TLSAddr  string
+	TLSCert  *tls.Certificate
+	TLSRoots *x509.CertPool
 }
 
 // Handler answers or refuses an inbound INVITE. It runs on its own
@@ -56,7 +65,9 @@ type UA struct {
 	active atomic.Int64
 	legs   sync.Map // SIP Call-ID -> *Leg, for in-dialog INFO
 
-	auth *diago.DigestAuthServer
+	auth    *diago.DigestAuthServer
+	tls     bool // SIP over TLS is on
+	tlsAddr string
 
 	mu      sync.Mutex
 	cancel  context.CancelFunc
@@ -107,7 +118,11 @@ func New(cfg Config) (*UA, error) {
 			dmedia.RTPPortStart, dmedia.RTPPortEnd = cfg.RTPPortMin, cfg.RTPPortMax
 		})
 	}
-	ua, err := sipgo.NewUA(sipgo.WithUserAgent(cfg.UserAgent), sipgo.WithUserAgentHostname(public))
+	uaOpts := []sipgo.UserAgentOption{sipgo.WithUserAgent(cfg.UserAgent), sipgo.WithUserAgentHostname(public)}
+	if cfg.TLSAddr != "" {
+		uaOpts = append(uaOpts, sipgo.WithUserAgenTLSConfig(&tls.Config{RootCAs: cfg.TLSRoots, MinVersion: tls.VersionTLS12}))
+	}
+	ua, err := sipgo.NewUA(uaOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -123,6 +138,14 @@ func New(cfg Config) (*UA, error) {
 			Transport: t, BindHost: host, BindPort: port,
 			ExternalHost: public, ExternalPort: port, MediaExternalIP: mediaIP,
 		}))
+	}
+	if cfg.TLSAddr != "" {
+		t, err := tlsTransport(cfg, public, mediaIP)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, diago.WithTransport(t))
+		u.tls, u.tlsAddr = true, net.JoinHostPort(t.BindHost, strconv.Itoa(t.BindPort))
 	}
 	opts = append(opts,
 		diago.WithLogger(quietLogger(cfg.Logger)),
@@ -192,6 +215,12 @@ func (u *UA) Start(ctx context.Context, h Handler) error {
 	}
 	return nil
 }
+
+// TLS reports whether calls can go out (and come in) over TLS.
+func (u *UA) TLS() bool { return u.tls }
+
+// TLSAddr is the SIP-over-TLS listen address ("" when TLS is off).
+func (u *UA) TLSAddr() string { return u.tlsAddr }
 
 // Addr is the SIP listen address (host:port).
 func (u *UA) Addr() string { return u.addr }
