@@ -107,6 +107,7 @@ func (tp *threeParty) Run(ctx context.Context, l *Live) {
 				tp.mu.Lock()
 				tp.callerHeardDest = true
 				tp.mu.Unlock()
+				time.Sleep(500 * time.Millisecond) // let the recordings take in the bridged audio
 				a.Flush()
 				l.End(call.CauseEndCallTool)
 				return
@@ -168,6 +169,13 @@ func TestWarmTransferBetweenThreeEndpoints(t *testing.T) {
 			name, args, out := transcriptTool(t, c)
 			if name != "transfer_to_number" || args["to_number"] != "+15550003333" || args["mode"] != "warm" || !strings.Contains(out, "warm") {
 				t.Errorf("tool entry %s %v %q", name, args, out)
+			}
+			// continueRecordingAfterTransfer (default on): after the bridge the
+			// agent's recording has the caller (left) and the destination's
+			// answer (right, what the caller hears).
+			w := e.recordingOf(c)
+			if !hasTone(w.Channels[0], 1000) || !hasTone(w.Channels[1], 440) {
+				t.Errorf("the recording did not go on across the bridge")
 			}
 		}
 	}
