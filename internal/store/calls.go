@@ -15,8 +15,12 @@ type Calls interface {
 	// GetCalls returns the calls among ids that exist in the organization.
 	GetCalls(ctx context.Context, orgID string, ids []string) ([]model.Call, error)
 	ListCalls(ctx context.Context, orgID string, f CallFilter) ([]model.Call, int, error)
-	// UpdateCall writes every field of c (found by OrgID and ID).
+	// UpdateCall writes every field of c (found by OrgID and ID) but its
+	// transcript, which only AppendTranscript changes.
 	UpdateCall(ctx context.Context, c *model.Call) error
+	// AppendTranscript adds entries at the end of a call's transcript and
+	// sets updatedAt; concurrent appends all land, in some order.
+	AppendTranscript(ctx context.Context, orgID, id string, entries []map[string]any, at time.Time) error
 
 	// LockOrg serialises admission decisions for one organization until the
 	// transaction ends (PostgreSQL: a row lock on the organization; SQLite's

@@ -191,14 +191,13 @@ func (p *Phone) appendTool(c model.Call, name string, args map[string]any, outpu
 		if cur.StartedAt != nil {
 			at = time.Since(*cur.StartedAt).Seconds()
 		}
-		cur.Transcript = append(cur.Transcript, map[string]any{
-			"at": float64(int(at*1000)) / 1000, "seq": len(cur.Transcript), "role": "tool", "type": "tool_call",
-			"turnId": fmt.Sprintf("tool-%d", len(cur.Transcript)),
+		seq := len(cur.Transcript)
+		return tx.AppendTranscript(ctx, c.OrgID, c.ID, []map[string]any{{
+			"at": float64(int(at*1000)) / 1000, "seq": seq, "role": "tool", "type": "tool_call",
+			"turnId": fmt.Sprintf("tool-%d", seq),
 			"tool":   map[string]any{"name": name, "args": string(argsJSON)},
 			"result": map[string]any{"output": output},
-		})
-		cur.UpdatedAt = model.Now()
-		return tx.UpdateCall(ctx, &cur)
+		}}, model.Now())
 	})
 	if err != nil {
 		p.log().Error("transcript entry not written", "call_id", c.ID, "tool", name, "err", err)

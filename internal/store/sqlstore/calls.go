@@ -2,6 +2,8 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -171,13 +173,14 @@ func (t *tx) CreateCall(ctx context.Context, c *model.Call) error {
 	return nil
 }
 
-// callUpdate is the SET list of UpdateCall: every column but the keys and
-// created_at.
+// callUpdate is the SET list of UpdateCall: every column but the keys,
+// created_at and the transcript, which only AppendTranscript writes (so a
+// status change never overwrites entries appended meanwhile).
 var callUpdate = func() string {
 	var set []string
 	for _, f := range callFields {
 		switch f.column {
-		case "id", "org_id", "created_at":
+		case "id", "org_id", "created_at", "transcript":
 		default:
 			set = append(set, f.column+" = ?")
 		}
@@ -198,13 +201,36 @@ func (t *tx) UpdateCall(ctx context.Context, c *model.Call) error {
 	var args []any
 	for _, f := range callFields {
 		switch f.column {
-		case "id", "org_id", "created_at":
+		case "id", "org_id", "created_at", "transcript":
 		default:
 			args = append(args, f.value(t, c, d))
 		}
 	}
 	return t.change(ctx, "update call "+c.ID,
 		`UPDATE calls SET `+callUpdate+` WHERE org_id = ? AND id = ?`, append(args, c.OrgID, c.ID)...)
+}
+
+// AppendTranscript adds entries to the end of a call's transcript. The row
+// is locked while it is read and written, so concurrent appends all land.
+func (t *tx) AppendTranscript(ctx context.Context, orgID, id string, entries []map[string]any, at time.Time) error {
+	if !uuids(orgID, id) {
+		return notFound("append to call %s", id)
+	}
+	var cur []map[string]any
+	err := t.queryRow(ctx, `SELECT transcript FROM calls WHERE org_id = ? AND id = ?`+t.forUpdate(false), orgID, id).
+		Scan(documentDest{&cur})
+	if errors.Is(err, sql.ErrNoRows) {
+		return notFound("append to call %s", id)
+	}
+	if err != nil {
+		return t.fail(err, "append to call %s", id)
+	}
+	doc, err := document(append(cur, entries...))
+	if err != nil {
+		return fmt.Errorf("call %s transcript: %w", id, err)
+	}
+	return t.change(ctx, "append to call "+id,
+		`UPDATE calls SET transcript = ?, updated_at = ? WHERE org_id = ? AND id = ?`, doc, t.time(at), orgID, id)
 }
 
 func (t *tx) GetCall(ctx context.Context, orgID, id string) (model.Call, error) {

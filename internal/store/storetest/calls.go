@@ -99,6 +99,7 @@ var callTests = []test{
 			CreatedAt:  c.CreatedAt, UpdatedAt: at(100),
 		}
 		b.update(t, func(tx store.Tx) error { return tx.UpdateCall(b.ctx, &u) })
+		u.Transcript = c.Transcript // UpdateCall never writes the transcript
 		wantEqual(t, u, getCall(t, b, b.org.ID, c.ID))
 
 		// Back to every field set, through UpdateCall this time.
@@ -106,6 +107,45 @@ var callTests = []test{
 		c2.ID, c2.CreatedAt = c.ID, c.CreatedAt
 		b.update(t, func(tx store.Tx) error { return tx.UpdateCall(b.ctx, &c2) })
 		wantEqual(t, c2, getCall(t, b, b.org.ID, c.ID))
+	}},
+	{"AppendTranscript", func(t *testing.T, b *bundle) {
+		c := newCall(t, b, b.org.ID, model.NewID())
+		first := []map[string]any{{"seq": 0.0, "role": "assistant", "text": "Hello"}}
+		second := []map[string]any{{"seq": 1.0, "role": "user", "text": "Hi"}, {"seq": 2.0, "role": "tool", "type": "tool_call"}}
+		b.update(t, func(tx store.Tx) error { return tx.AppendTranscript(b.ctx, b.org.ID, c.ID, first, at(10)) })
+		b.update(t, func(tx store.Tx) error { return tx.AppendTranscript(b.ctx, b.org.ID, c.ID, second, at(11)) })
+		got := getCall(t, b, b.org.ID, c.ID)
+		wantEqual(t, append(append([]map[string]any{}, first...), second...), got.Transcript)
+		if !got.UpdatedAt.Equal(at(11)) {
+			t.Errorf("updatedAt %v, want %v", got.UpdatedAt, at(11))
+		}
+		// A status change after an append keeps the entries.
+		got.Status, got.Transcript = model.CallCompleted, nil
+		b.update(t, func(tx store.Tx) error { return tx.UpdateCall(b.ctx, &got) })
+		if n := len(getCall(t, b, b.org.ID, c.ID).Transcript); n != 3 {
+			t.Errorf("%d entries after UpdateCall, want 3", n)
+		}
+		for _, k := range []struct{ org, id string }{{b.other.ID, c.ID}, {b.org.ID, model.NewID()}, {b.org.ID, "nope"}} {
+			wantIs(t, b.writeErr(func(tx store.Tx) error { return tx.AppendTranscript(b.ctx, k.org, k.id, first, at(12)) }), store.ErrNotFound)
+		}
+	}},
+	{"ConcurrentAppendsAllLand", func(t *testing.T, b *bundle) {
+		c := newCall(t, b, b.org.ID, model.NewID())
+		var wg sync.WaitGroup
+		for i := range 10 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				entry := []map[string]any{{"seq": float64(i)}}
+				if err := b.st.Update(b.ctx, func(tx store.Tx) error { return tx.AppendTranscript(b.ctx, b.org.ID, c.ID, entry, at(20)) }); err != nil {
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		if n := len(getCall(t, b, b.org.ID, c.ID).Transcript); n != 10 {
+			t.Errorf("%d entries after 10 concurrent appends", n)
+		}
 	}},
 	{"UpdateKeepsCreatedAt", func(t *testing.T, b *bundle) {
 		c := newCall(t, b, b.org.ID, model.NewID(), func(c *model.Call) { c.CreatedAt = at(5) })
