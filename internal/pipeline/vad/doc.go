@@ -22,7 +22,7 @@
 //     normalised correlations at lags 1-4 follow.
 //
 // The noise floor is a minimum tracker (minimum statistics): the lowest
-// Level over the last eight 200 ms sub-windows plus the current one, 1.4-1.8
+// Level over the last eight 200 ms sub-windows plus the current one, 1.6-1.8
 // s in all. It falls at once when the background gets quieter and rises, in
 // a step, once the quieter past has left the window: after the background
 // gets 20 dB louder it calls the new noise speech for at most about 1.8 s.

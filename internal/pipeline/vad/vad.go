@@ -32,7 +32,7 @@ const (
 	zcrMinPerSec  = 150.0 // zero crossings per second, lower bound for speech
 	zcrMaxPerSec  = 6000.0
 	floorSub      = 200 * time.Millisecond // one sub-window of the minimum tracker
-	floorSubs     = 8                      // sub-windows kept: floor is the minimum over 1.4-1.6 s
+	floorSubs     = 8                      // sub-windows kept: floor is the minimum over 1.6-1.8 s
 	startGap      = 40 * time.Millisecond  // non-speech a start run tolerates
 	lpcOrder      = 4
 )
@@ -135,7 +135,7 @@ type Detector struct {
 // New returns a detector for c. It panics if c.Rate is outside 8000..48000.
 func New(c Config) *Detector {
 	if c.Rate < 8000 || c.Rate > 48000 {
-		panic("vad: Config.Rate must be 8000 or 16000")
+		panic("vad: Config.Rate must be 8000 or 16000 (8000..48000 accepted)")
 	}
 	if c.StartAfter <= 0 {
 		c.StartAfter = DefaultStartAfter
