@@ -1,0 +1,32 @@
+// Package openai owns Parley's client for OpenAI-compatible chat-completions
+// APIs (OpenAI itself, and the many servers that copy its wire protocol:
+// Ollama, vLLM, llama.cpp, OpenRouter, Groq, ...). [Client] implements
+// llm.Client on top of github.com/openai/openai-go/v3: it streams
+// POST {BaseURL}/chat/completions with "stream": true and
+// stream_options.include_usage, hands text deltas to the caller as they
+// arrive and assembles tool calls from their deltas.
+//
+// # Timeouts and retries
+//
+// A voice call cannot wait, so the client watches the stream itself:
+// each attempt must produce its first token (a chunk carrying text, a tool
+// call or a finish reason; a role-only chunk does not count) within
+// Config.FirstTokenTimeout, and after that no gap between chunks may exceed
+// Config.StallTimeout. Either failure ends the request with llm.ErrTimeout.
+// Connection failures, 408, 409, 429 and 5xx answers are retried by the SDK
+// (Config.MaxRetries times, with its backoff, a server's Retry-After
+// honoured up to maxRetryDelay); the wait between attempts does not count
+// against the first-token timeout. Nothing is retried once the response
+// headers of a successful answer have arrived: by then text may already
+// have reached the caller.
+//
+// # Errors
+//
+// Failures wrap llm.ErrUnavailable (no connection, 5xx, 429, a stream
+// broken off or an error event mid-stream), llm.ErrTimeout, or
+// llm.ErrRejected (other 4xx: bad key, unknown model, invalid request),
+// with the provider's own message in the text. The SDK's error type
+// prints only the status, so the message is taken from the body here.
+// A canceled ctx returns an error wrapping ctx.Err(); an error from onText
+// is returned as is.
+package openai
