@@ -33,8 +33,21 @@ type Live struct {
 	Agent   model.Agent
 	Session media.Session
 	line    *line
+	end     func(cause string)
+}
+
+// NewLive is a call answered elsewhere than on a telephone line (a test's
+// in-memory session): End calls end; transfers are refused.
+func NewLive(c model.Call, a model.Agent, s media.Session, end func(cause string)) *Live {
+	return &Live{Call: c, Agent: a, Session: s, end: end}
 }
 
 // End ends the call from our side with cause (END_CALL_TOOL,
 // SILENCE_TIMEOUT, ...); status is COMPLETED unless cause is TRANSFERRED.
-func (l *Live) End(cause string) { l.line.Hangup(cause) }
+func (l *Live) End(cause string) {
+	if l.line == nil {
+		l.end(cause)
+		return
+	}
+	l.line.Hangup(cause)
+}

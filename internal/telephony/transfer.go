@@ -48,6 +48,9 @@ const referWait = 10 * time.Second
 // with the agent (the destination did not answer, say).
 func (l *Live) Transfer(ctx context.Context, number, mode string, warm WarmTransfer) error {
 	ln := l.line
+	if ln == nil {
+		return errors.New("this call has no telephone line to transfer")
+	}
 	var err error
 	var how string
 	switch mode {
