@@ -1,0 +1,208 @@
+package pipeline
+
+import (
+	"context"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/parley-voice/parley/internal/call"
+	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/provider/llm/llmtest"
+	"github.com/parley-voice/parley/internal/provider/llm/openai"
+	"github.com/parley-voice/parley/internal/provider/stt"
+	"github.com/parley-voice/parley/internal/provider/tts/espeak"
+	"github.com/parley-voice/parley/internal/store"
+	"github.com/parley-voice/parley/internal/store/sqlite"
+	"github.com/parley-voice/parley/internal/telephony"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// scriptedSTT hears, in order, the texts it was given: one per utterance.
+type scriptedSTT struct {
+	mu    sync.Mutex
+	texts []string
+	heard []int // samples of each utterance
+}
+
+func (s *scriptedSTT) Transcribe(ctx context.Context, pcm []int16, rate int, language string) (stt.Result, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.heard = append(s.heard, len(pcm))
+	if len(s.texts) == 0 {
+		return stt.Result{Language: "en"}, nil
+	}
+	t := s.texts[0]
+	s.texts = s.texts[1:]
+	return stt.Result{Text: t, Language: "en", Audio: time.Duration(len(pcm)) * time.Second / time.Duration(rate)}, nil
+}
+
+type bench struct {
+	st    store.Store
+	call  model.Call
+	agent model.Agent
+}
+
+func newBench(t *testing.T, mods ...func(*model.Agent)) bench {
+	t.Helper()
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "p.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	org := model.Organization{Name: "acme", ConcurrencyLimit: 5, CreatedAt: model.Now(), UpdatedAt: model.Now()}
+	yes, greeting := true, "Hello, this is Parley."
+	a := model.Agent{Name: "Front desk", Status: model.AgentActive, Mode: model.ModeSinglePrompt, CreatedAt: model.Now(), UpdatedAt: model.Now(),
+		Config: model.AgentConfig{PromptTemplate: "You take restaurant bookings.", FirstMessage: &greeting, EndCallEnabled: &yes,
+			InterruptionThresholdMs: model.DefaultInterruptionThresholdMs}}
+	for _, m := range mods {
+		m(&a)
+	}
+	now := model.Now()
+	c := model.Call{ID: model.NewID(), Direction: model.Inbound, Status: model.CallInProgress, FromNumber: "+15550001111", ToNumber: "+15550002222",
+		Prompt: a.Config.PromptTemplate, FirstMessage: a.Config.FirstMessage, Variables: map[string]any{}, Transcript: []map[string]any{},
+		Metrics: map[string]any{}, StartedAt: &now, CreatedAt: now, UpdatedAt: now}
+	err = st.Update(ctx, func(tx store.Tx) error {
+		if err := tx.CreateOrg(ctx, &org); err != nil {
+			return err
+		}
+		a.OrgID = org.ID
+		if err := tx.CreateAgent(ctx, &a); err != nil {
+			return err
+		}
+		c.OrgID, c.AgentID, c.AgentName = org.ID, a.ID, a.Name
+		return tx.CreateCall(ctx, &c)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bench{st: st, call: c, agent: a}
+}
+
+func (b bench) stored(t *testing.T) model.Call {
+	t.Helper()
+	c, err := store.Read(context.Background(), b.st, func(tx store.Tx) (model.Call, error) { return tx.GetCall(context.Background(), b.call.OrgID, b.call.ID) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func requireSpeech(t *testing.T) {
+	t.Helper()
+	if err := espeak.Available(); err != nil {
+		if testingCI() {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+}
+
+// callerSays synthesizes the caller's words at Rate.
+func callerSays(t *testing.T, text string) []int16 {
+	t.Helper()
+	var pcm []int16
+	_, err := espeak.New(espeak.Config{}).Synthesize(context.Background(), ttsRequest(text), Rate, func(p []int16) error {
+		pcm = append(pcm, p...)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pcm
+}
+
+func TestAConversationTurnEndsWithEndCall(t *testing.T) {
+	requireSpeech(t)
+	b := newBench(t)
+	model := llmtest.New(t, func(req llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{
+			Text:      []string{"Sure, your table ", "for two is booked. ", "Goodbye!"},
+			ToolCalls: []llmtest.ToolCallReply{{ID: "call_1", Name: "end_call", Arguments: "{}"}},
+		}
+	})
+	recognizer := &scriptedSTT{texts: []string{"I would like a table for two tonight"}}
+	e := &Engine{LLM: openai.New(openai.Config{BaseURL: model.URL, APIKey: "k", Model: "m"}), STT: recognizer,
+		TTS: espeak.New(espeak.Config{}), Store: b.st}
+	sess := newFakeSession()
+	defer sess.hangup()
+	ended := make(chan string, 1)
+	live := telephony.NewLive(b.call, b.agent, sess, func(cause string) { ended <- cause; sess.hangup() })
+	done := make(chan struct{})
+	go func() { e.Run(context.Background(), live); close(done) }()
+
+	// The greeting plays; then the caller speaks.
+	deadline := time.Now().Add(10 * time.Second)
+	for len(sess.playedAudio()) < Rate/2 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	sess.say(callerSays(t, "I would like a table for two tonight."))
+
+	select {
+	case cause := <-ended:
+		if cause != call.CauseEndCallTool {
+			t.Fatalf("ended with %s", cause)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the call did not end")
+	}
+	<-done
+
+	c := b.stored(t)
+	var got []string
+	for _, e := range c.Transcript {
+		got = append(got, e["role"].(string)+":"+str(e["text"])+str(e["tool"]))
+	}
+	want := []string{
+		"assistant:Hello, this is Parley.",
+		"user:I would like a table for two tonight",
+		"assistant:Sure, your table for two is booked. Goodbye!",
+		"tool:map[args:{} name:end_call]",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("transcript %q", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("entry %d = %q, want %q", i, got[i], want[i])
+		}
+	}
+	for i, e := range c.Transcript {
+		if int(e["seq"].(float64)) != i || e["turnId"] == nil {
+			t.Errorf("entry %d: seq %v turnId %v", i, e["seq"], e["turnId"])
+		}
+	}
+	if c.Transcript[1]["language"] != "en" || c.Transcript[1]["isFinal"] != true {
+		t.Errorf("user entry %v", c.Transcript[1])
+	}
+	for _, k := range []string{"llm_prompt_tokens", "llm_completion_tokens", "llm_prompt_cached_tokens", "llm_input_audio_tokens",
+		"llm_output_audio_tokens", "stt_audio_duration", "tts_audio_duration", "tts_characters_count"} {
+		if _, ok := c.Metrics[k]; !ok {
+			t.Errorf("metrics lack %s: %v", k, c.Metrics)
+		}
+	}
+	if c.Metrics["tts_characters_count"].(float64) < 40 || c.Metrics["stt_audio_duration"].(float64) < 1 {
+		t.Errorf("metrics %v", c.Metrics)
+	}
+	// The model saw the whole exchange.
+	reqs := model.Requests()
+	if len(reqs) != 1 || len(reqs[0].Messages) != 3 || len(reqs[0].Tools) != 1 {
+		t.Fatalf("model requests %+v", reqs)
+	}
+}
+
+func str(v any) string {
+	if v == nil {
+		return ""
+	}
+	if m, ok := v.(map[string]any); ok {
+		return fmtMap(m)
+	}
+	return v.(string)
+}

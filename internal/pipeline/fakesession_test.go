@@ -1,0 +1,135 @@
+package pipeline
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/parley-voice/parley/internal/media"
+)
+
+// fakeSession is an in-memory call leg at Rate with a real-time clock: each
+// 20 ms it delivers one frame of what the test queued as the caller's
+// speech (silence otherwise) and plays one frame of the agent's queue.
+type fakeSession struct {
+	mu      sync.Mutex
+	caller  []int16 // queued caller audio
+	out     []int16 // agent audio waiting to play
+	played  []int16 // agent audio played, in order
+	heardAt []time.Duration
+	frames  chan []int16
+	done    chan struct{}
+	once    sync.Once
+	drained chan struct{}
+	start   time.Time
+}
+
+func newFakeSession() *fakeSession {
+	s := &fakeSession{frames: make(chan []int16, 500), done: make(chan struct{}), drained: closed(), start: time.Now()}
+	go s.clock()
+	return s
+}
+
+func closed() chan struct{} { c := make(chan struct{}); close(c); return c }
+
+func (s *fakeSession) clock() {
+	t := time.NewTicker(media.FrameDuration)
+	defer t.Stop()
+	n := media.FrameSamples(Rate)
+	for {
+		select {
+		case <-s.done:
+			return
+		case <-t.C:
+		}
+		s.mu.Lock()
+		f := make([]int16, n)
+		c := copy(f, s.caller)
+		s.caller = s.caller[c:]
+		k := min(n, len(s.out))
+		s.played = append(s.played, s.out[:k]...)
+		s.out = s.out[k:]
+		if len(s.out) == 0 {
+			select {
+			case <-s.drained:
+			default:
+				close(s.drained)
+			}
+		}
+		s.mu.Unlock()
+		select {
+		case s.frames <- f:
+		default:
+		}
+	}
+}
+
+// say queues caller audio.
+func (s *fakeSession) say(pcm []int16) {
+	s.mu.Lock()
+	s.caller = append(s.caller, pcm...)
+	s.mu.Unlock()
+}
+
+func (s *fakeSession) playedAudio() []int16 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]int16(nil), s.played...)
+}
+
+func (s *fakeSession) hangup() { s.once.Do(func() { close(s.done) }) }
+
+func (s *fakeSession) Audio(rate int) media.Audio                          { return s }
+func (s *fakeSession) SendDigits(ctx context.Context, digits string) error { return nil }
+func (s *fakeSession) Digits() <-chan rune                                 { return nil }
+func (s *fakeSession) Hangup(ctx context.Context) error                    { s.hangup(); return nil }
+func (s *fakeSession) Done() <-chan struct{}                               { return s.done }
+func (s *fakeSession) End() media.End                                      { return media.End{} }
+
+func (s *fakeSession) Read(ctx context.Context) ([]int16, error) {
+	select {
+	case f := <-s.frames:
+		return f, nil
+	case <-s.done:
+		return nil, media.ErrEnded
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (s *fakeSession) Write(pcm []int16) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.out) == 0 {
+		s.drained = make(chan struct{})
+	}
+	s.out = append(s.out, pcm...)
+	return nil
+}
+
+func (s *fakeSession) Flush() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d := time.Duration(len(s.out)) * time.Second / Rate
+	s.out = nil
+	select {
+	case <-s.drained:
+	default:
+		close(s.drained)
+	}
+	return d
+}
+
+func (s *fakeSession) Drain(ctx context.Context) error {
+	s.mu.Lock()
+	ch := s.drained
+	s.mu.Unlock()
+	select {
+	case <-ch:
+		return nil
+	case <-s.done:
+		return media.ErrEnded
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,164 @@
+package pipeline
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/parley-voice/parley/internal/provider/tts"
+)
+
+// speech is one agent utterance: sentences synthesized in order on their
+// own goroutine and queued on the call's audio as they come.
+type speech struct {
+	c      *conversation
+	turnID string
+	ctx    context.Context
+	cancel context.CancelFunc
+	queue  chan string
+	synthd chan struct{} // closed when every sentence is synthesized
+	played chan struct{} // closed when it has also finished playing
+
+	mu       sync.Mutex
+	parts    []part // each sentence and where its audio ends
+	written  time.Duration
+	stopped  bool
+	closeOne sync.Once
+}
+
+type part struct {
+	text string
+	end  time.Duration // cumulative audio up to the end of this sentence
+}
+
+func newSpeech(ctx context.Context, c *conversation, turnID string) *speech {
+	sctx, cancel := context.WithCancel(ctx)
+	s := &speech{c: c, turnID: turnID, ctx: sctx, cancel: cancel, queue: make(chan string, 64),
+		synthd: make(chan struct{}), played: make(chan struct{})}
+	go s.synthesize()
+	return s
+}
+
+func (s *speech) add(sentence string) {
+	select {
+	case s.queue <- sentence:
+	case <-s.ctx.Done():
+	}
+}
+
+// close says no more sentences will come.
+func (s *speech) close() { s.closeOne.Do(func() { close(s.queue) }) }
+
+func (s *speech) synthesize() {
+	defer func() {
+		close(s.synthd)
+		if s.ctx.Err() == nil {
+			_ = s.c.audio.Drain(s.ctx)
+		}
+		if !s.isStopped() {
+			s.c.log.assistant(s.turnID, s.text())
+		}
+		close(s.played)
+	}()
+	for sentence := range s.queue {
+		if s.ctx.Err() != nil {
+			continue
+		}
+		if s.c.e.TTS == nil {
+			continue
+		}
+		st, err := s.c.e.TTS.Synthesize(s.ctx, tts.Request{Text: sentence, Language: language(s.c.agent), Voice: deref(s.c.agent.VoiceID), Speed: speed(s.c.agent)}, Rate,
+			func(pcm []int16) error {
+				if err := s.c.audio.Write(pcm); err != nil {
+					return err
+				}
+				s.mu.Lock()
+				s.written += time.Duration(len(pcm)) * time.Second / Rate
+				s.mu.Unlock()
+				return nil
+			})
+		s.c.metrics.addTTS(st)
+		if err != nil && s.ctx.Err() == nil {
+			s.c.e.log().Warn("speech failed", "call_id", s.c.live.Call.ID, "err", err)
+		}
+		s.mu.Lock()
+		s.parts = append(s.parts, part{text: sentence, end: s.written})
+		s.mu.Unlock()
+	}
+}
+
+func (s *speech) isStopped() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stopped
+}
+
+func (s *speech) text() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var b []string
+	for _, p := range s.parts {
+		b = append(b, p.text)
+	}
+	return strings.Join(b, " ")
+}
+
+// stop abandons the rest of the utterance (barge-in).
+func (s *speech) stop() {
+	s.mu.Lock()
+	s.stopped = true
+	s.mu.Unlock()
+	s.cancel()
+	s.close()
+}
+
+// heard is the text the caller heard, given how much queued audio was
+// dropped: whole sentences, and the played share of the one cut off.
+func (s *speech) heard(unplayed time.Duration) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	played := s.written - unplayed
+	var out []string
+	start := time.Duration(0)
+	for _, p := range s.parts {
+		if played >= p.end {
+			out = append(out, p.text)
+			start = p.end
+			continue
+		}
+		if span := p.end - start; span > 0 && played > start {
+			words := strings.Fields(p.text)
+			n := int(float64(len(words)) * float64(played-start) / float64(span))
+			if n > 0 {
+				out = append(out, strings.Join(words[:n], " ")+"…")
+			}
+		}
+		break
+	}
+	return strings.Join(out, " ")
+}
+
+// done reports whether the utterance has been synthesized and played.
+func (s *speech) done() bool {
+	select {
+	case <-s.played:
+		return true
+	default:
+		return false
+	}
+}
+
+func (s *speech) wait(ctx context.Context) {
+	select {
+	case <-s.played:
+	case <-ctx.Done():
+	}
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}

@@ -1,0 +1,123 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"time"
+
+	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/provider/llm"
+	"github.com/parley-voice/parley/internal/provider/tts"
+	"github.com/parley-voice/parley/internal/store"
+)
+
+// transcriptLog appends the call's transcript entries as they happen, so a
+// crash keeps what was said.
+type transcriptLog struct {
+	st   store.Store
+	call model.Call
+	now  func() time.Time
+
+	mu  sync.Mutex
+	seq int
+}
+
+func (t *transcriptLog) at() float64 {
+	if t.call.StartedAt == nil {
+		return 0
+	}
+	return float64(t.now().Sub(*t.call.StartedAt).Milliseconds()) / 1000
+}
+
+func (t *transcriptLog) append(e map[string]any) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.seq == 0 {
+		t.seq = len(t.call.Transcript)
+	}
+	e["at"], e["seq"] = t.at(), t.seq
+	t.seq++
+	ctx := context.Background()
+	_ = t.st.Update(ctx, func(tx store.Tx) error {
+		return tx.AppendTranscript(ctx, t.call.OrgID, t.call.ID, []map[string]any{e}, model.Now())
+	})
+}
+
+func (t *transcriptLog) user(turnID, text, lang string) {
+	if lang == "" {
+		lang = "en"
+	}
+	t.append(map[string]any{"role": "user", "type": "message", "text": text, "turnId": turnID, "isFinal": true, "language": lang})
+}
+
+func (t *transcriptLog) assistant(turnID, text string) {
+	if text == "" {
+		return
+	}
+	t.append(map[string]any{"role": "assistant", "type": "message", "text": text, "turnId": turnID, "isFinal": true})
+}
+
+// assistantHeard records an interrupted utterance: only what was heard.
+func (t *transcriptLog) assistantHeard(s *speech, heard string) {
+	if heard == "" {
+		return
+	}
+	t.append(map[string]any{"role": "assistant", "type": "message", "text": heard, "turnId": s.turnID, "isFinal": true, "interrupted": true})
+}
+
+func (t *transcriptLog) tool(turnID string, c llm.ToolCall, output string) {
+	t.append(map[string]any{"role": "tool", "type": "tool_call", "turnId": turnID,
+		"tool": map[string]any{"name": c.Name, "args": c.Arguments}, "result": map[string]any{"output": output}})
+}
+
+// metrics are the seed's usage figures for the call.
+type metrics struct {
+	mu                                    sync.Mutex
+	promptTokens, completionTokens, cache int
+	sttAudio, ttsAudio                    time.Duration
+	ttsChars                              int
+}
+
+func (m *metrics) addLLM(u llm.Usage) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.promptTokens += u.PromptTokens
+	m.completionTokens += u.CompletionTokens
+	m.cache += u.CachedPromptTokens
+}
+
+func (m *metrics) addTTS(s tts.Stats) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.ttsAudio += s.Audio
+	m.ttsChars += s.Characters
+}
+
+func (m *metrics) doc() map[string]any {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return map[string]any{
+		"llm_prompt_tokens": m.promptTokens, "llm_completion_tokens": m.completionTokens,
+		"llm_prompt_cached_tokens": m.cache, "llm_input_audio_tokens": 0, "llm_output_audio_tokens": 0,
+		"stt_audio_duration": m.sttAudio.Seconds(), "tts_audio_duration": m.ttsAudio.Seconds(),
+		"tts_characters_count": m.ttsChars,
+	}
+}
+
+// writeMetrics stores the call's metrics (before it ends, so the post-call
+// webhook carries them).
+func (t *transcriptLog) writeMetrics(m *metrics) {
+	ctx := context.Background()
+	doc, _ := json.Marshal(m.doc())
+	var out map[string]any
+	_ = json.Unmarshal(doc, &out)
+	_ = t.st.Update(ctx, func(tx store.Tx) error {
+		c, err := tx.GetCall(ctx, t.call.OrgID, t.call.ID)
+		if err != nil {
+			return err
+		}
+		c.Metrics = out
+		return tx.UpdateCall(ctx, &c)
+	})
+}
