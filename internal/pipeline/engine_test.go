@@ -86,7 +86,9 @@ func newBench(t *testing.T, mods ...func(*model.Agent)) bench {
 
 func (b bench) stored(t *testing.T) model.Call {
 	t.Helper()
-	c, err := store.Read(context.Background(), b.st, func(tx store.Tx) (model.Call, error) { return tx.GetCall(context.Background(), b.call.OrgID, b.call.ID) })
+	c, err := store.Read(context.Background(), b.st, func(tx store.Tx) (model.Call, error) {
+		return tx.GetCall(context.Background(), b.call.OrgID, b.call.ID)
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
