@@ -208,3 +208,53 @@ func str(v any) string {
 	}
 	return v.(string)
 }
+
+func TestCallerInterruptsTheAgent(t *testing.T) {
+	requireSpeech(t)
+	long := "Thank you for calling the restaurant. Today we have a long list of specials, starting with the soup of the day, then a fish course, and finally three kinds of dessert that the chef prepares every morning."
+	for _, tc := range []struct {
+		name          string
+		disable       bool
+		wantInterrupt bool
+	}{{"interrupted", false, true}, {"disableInterruptions", true, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newBench(t, func(a *model.Agent) {
+				a.Config.FirstMessage = &long
+				a.Config.DisableInterruptions = &tc.disable
+			})
+			b.call.FirstMessage = &long
+			fake := llmtest.New(t, func(req llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: []string{"Of course."}} })
+			e := &Engine{LLM: openai.New(openai.Config{BaseURL: fake.URL, APIKey: "k", Model: "m"}),
+				STT: &scriptedSTT{texts: []string{"Can I book a table"}}, TTS: espeak.New(espeak.Config{}), Store: b.st}
+			full := len(callerSays(t, long))
+			sess := newFakeSession()
+			live := telephony.NewLive(b.call, b.agent, sess, func(string) { sess.hangup() })
+			done := make(chan struct{})
+			go func() { e.Run(context.Background(), live); close(done) }()
+			deadline := time.Now().Add(10 * time.Second)
+			for len(sess.playedAudio()) < Rate && time.Now().Before(deadline) { // a second of greeting
+				time.Sleep(20 * time.Millisecond)
+			}
+			sess.say(callerSays(t, "Sorry, can I book a table for tonight please?"))
+			time.Sleep(4 * time.Second)
+			played := len(sess.playedAudio())
+			sess.hangup()
+			<-done
+
+			c := b.stored(t)
+			first := c.Transcript[0]
+			if tc.wantInterrupt {
+				// The greeting stopped early: far less than all of it played, and
+				// the transcript keeps only what was heard.
+				if played > full*2/3 {
+					t.Errorf("played %d samples of a %d-sample greeting and a reply", played, full)
+				}
+				if first["interrupted"] != true || len(first["text"].(string)) >= len(long) {
+					t.Errorf("first entry %v", first)
+				}
+			} else if first["interrupted"] == true || first["text"] != long {
+				t.Errorf("with interruptions disabled the greeting was cut: %v", first)
+			}
+		})
+	}
+}
