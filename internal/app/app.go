@@ -19,6 +19,10 @@ import (
 	"github.com/parley-voice/parley/internal/callqueue"
 	"github.com/parley-voice/parley/internal/media/sipua"
 	"github.com/parley-voice/parley/internal/org"
+	"github.com/parley-voice/parley/internal/pipeline"
+	"github.com/parley-voice/parley/internal/provider/llm/openai"
+	"github.com/parley-voice/parley/internal/provider/stt/sphinx"
+	"github.com/parley-voice/parley/internal/provider/tts/espeak"
 	"github.com/parley-voice/parley/internal/recording"
 	"github.com/parley-voice/parley/internal/secret"
 	"github.com/parley-voice/parley/internal/store"
@@ -153,6 +157,15 @@ func newPhone(c Config, st store.Store, box *secret.Box, services api.Services, 
 	phone := &telephony.Phone{
 		UA: ua, Store: st, Box: box, PreCalls: hooks, Secret: services.Orgs.WebhookSecret,
 		Recordings: services.Recordings, RingTimeout: c.RingTimeout, Logger: log,
+	}
+	if c.LLMBaseURL != "" {
+		// With a model, answered calls talk: local speech both ways.
+		phone.Conversation = &pipeline.Engine{
+			LLM:   openai.New(openai.Config{BaseURL: c.LLMBaseURL, APIKey: c.LLMAPIKey, Model: c.LLMModel}),
+			STT:   sphinx.New(sphinx.Config{}),
+			TTS:   espeak.New(espeak.Config{Logger: log}),
+			Store: st, Logger: log,
+		}
 	}
 	if c.SIPTrunkHost != "" {
 		phone.DefaultTrunk = &telephony.Trunk{

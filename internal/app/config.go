@@ -44,6 +44,11 @@ type Config struct {
 	SIPTrunkTransport string
 	SIPTrunkUsername  string
 	SIPTrunkPassword  string
+	LLMBaseURL        string
+	LLMAPIKey         string
+	LLMModel          string
+	STT               string
+	TTS               string
 	SIPTLSAddr        string
 	SIPTLSCert        string
 	SIPTLSKey         string
@@ -80,6 +85,11 @@ func serveFlags(fs *flag.FlagSet, c *Config) {
 	fs.DurationVar(&c.RingTimeout, "ring-timeout", 60*time.Second, "how long an outbound call may ring before it ends FAILED NO_ANSWER")
 	fs.IntVar(&c.SIPMaxDialogs, "sip-max-dialogs", 1000, "most SIP call legs at once; more INVITEs get 503")
 	fs.DurationVar(&c.SIPMediaTimeout, "sip-media-timeout", 60*time.Second, "end a call that received no RTP for this long (0: never)")
+	fs.StringVar(&c.LLMBaseURL, "llm-base-url", "", "OpenAI-compatible chat-completions API, e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1 (unset: answered calls hold the line)")
+	fs.StringVar(&c.LLMAPIKey, "llm-api-key", "", "key for --llm-base-url")
+	fs.StringVar(&c.LLMModel, "llm-model", "gpt-4o-mini", "model for --llm-base-url")
+	fs.StringVar(&c.STT, "stt", "local", "speech to text: local (pocketsphinx, offline)")
+	fs.StringVar(&c.TTS, "tts", "local", "text to speech: local (espeak-ng, offline)")
 	fs.StringVar(&c.SIPTLSAddr, "sip-tls-addr", "", "SIP over TLS listen address, e.g. 0.0.0.0:5061 (unset: no TLS in or out)")
 	fs.StringVar(&c.SIPTLSCert, "sip-tls-cert", "", "PEM certificate (chain) for SIP over TLS (unset: self-signed, enough for calling out)")
 	fs.StringVar(&c.SIPTLSKey, "sip-tls-key", "", "PEM private key of --sip-tls-cert")
@@ -160,6 +170,15 @@ func (c *Config) check() error {
 		if c.SIPMaxDialogs < 1 {
 			errs = append(errs, errors.New("--sip-max-dialogs must be at least 1"))
 		}
+	}
+	if c.STT != "" && c.STT != "local" {
+		errs = append(errs, errors.New("--stt must be local (deepgram and openai are not built yet)"))
+	}
+	if c.TTS != "" && c.TTS != "local" {
+		errs = append(errs, errors.New("--tts must be local (openai and elevenlabs are not built yet)"))
+	}
+	if c.LLMBaseURL != "" && !strings.HasPrefix(c.LLMBaseURL, "http://") && !strings.HasPrefix(c.LLMBaseURL, "https://") {
+		errs = append(errs, errors.New("--llm-base-url must be an http(s) URL"))
 	}
 	if c.PublicURL != "" && !strings.HasPrefix(c.PublicURL, "http://") && !strings.HasPrefix(c.PublicURL, "https://") {
 		errs = append(errs, errors.New("--public-url must be an http(s) URL"))
