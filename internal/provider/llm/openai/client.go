@@ -146,11 +146,17 @@ func (c *Client) Stream(ctx context.Context, r llm.Request, onText func(delta st
 			}
 		}
 	}
+	dog.stop()
 	if err := stream.Err(); err != nil {
+		if acc.finish != "" && ctx.Err() == nil {
+			// The answer is complete; only the usage chunk or [DONE] is
+			// missing. Not worth failing a turn already spoken for.
+			return acc.result(), nil
+		}
 		return acc.result(), explain(ctx, run, err, attempts.last())
 	}
-	if ctx.Err() != nil || run.Err() != nil {
-		// The stream can end "cleanly" when its body read is cut off.
+	if acc.finish == "" && (ctx.Err() != nil || run.Err() != nil) {
+		// Cut off, not finished (a finished stream may race a late timer).
 		return acc.result(), explain(ctx, run, context.Canceled, attempts.last())
 	}
 	if !acc.chunks {

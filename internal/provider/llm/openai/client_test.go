@@ -334,6 +334,20 @@ func TestStall(t *testing.T) {
 	}
 }
 
+func TestStallAfterFinishIsNoFailure(t *testing.T) {
+	srv := newHangingSSEServer(t,
+		`{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"Bye."},"finish_reason":null}]}`,
+		`{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`,
+	)
+	c := New(Config{BaseURL: srv + "/v1", Model: "m", StallTimeout: 100 * time.Millisecond, HTTPClient: testHTTPClient(t)})
+	ctx, cancel := context.WithTimeout(t.Context(), backstop)
+	defer cancel()
+	res, err := c.Stream(ctx, hello, nil)
+	if err != nil || res.Text != "Bye." || res.FinishReason != "stop" {
+		t.Fatalf("Stream = %+v, %v; want the finished answer", res, err)
+	}
+}
+
 func TestServerErrorRetriedOnce(t *testing.T) {
 	b := setup(t, reply(llmtest.Reply{Status: http.StatusInternalServerError, Message: "The server had an error"}))
 	_, _, err := b.stream(t, hello)
