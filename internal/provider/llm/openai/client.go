@@ -120,9 +120,11 @@ func (c *Client) Stream(ctx context.Context, r llm.Request, onText func(delta st
 	dog := &watchdog{cancel: cancel}
 	defer dog.stop()
 	attempts := &attemptLog{}
+	late := fmt.Errorf("%w: no first token within %s", llm.ErrTimeout, c.firstToken)
+	stalled := fmt.Errorf("%w: stream stalled for %s", llm.ErrTimeout, c.stall)
 
 	stream := c.chat.NewStreaming(run, params, option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-		dog.arm(c.firstToken, fmt.Errorf("%w: no first token within %s", llm.ErrTimeout, c.firstToken))
+		dog.arm(c.firstToken, late)
 		resp, err := next(req)
 		if err != nil || resp.StatusCode >= 300 {
 			attempts.record(resp, err)
@@ -138,7 +140,7 @@ func (c *Client) Stream(ctx context.Context, r llm.Request, onText func(delta st
 		delta, progress := acc.add(&chunk)
 		if progress || acc.started {
 			acc.started = true
-			dog.arm(c.stall, fmt.Errorf("%w: stream stalled for %s", llm.ErrTimeout, c.stall))
+			dog.arm(c.stall, stalled)
 		}
 		if delta != "" && onText != nil {
 			if err := onText(delta); err != nil {
