@@ -276,11 +276,52 @@ func (c *conversation) finish(ctx context.Context, cause string) {
 		_ = c.audio.Drain(dctx)
 		cancel()
 	}
+	c.summarize(ctx)
 	c.log.writeMetrics(c.metrics)
 	if cause != "" {
 		c.live.End(cause)
 	}
 }
+
+// summaryTimeout bounds the post-call summary: the call's end (and its
+// post-call webhook) waits for it.
+const summaryTimeout = 8 * time.Second
+
+// summarize asks the model for a short summary of the call and stores it
+// before the call ends, so the post-call webhook carries it. Without a
+// model, or with nothing said, there is no summary.
+func (c *conversation) summarize(ctx context.Context) {
+	if c.e.LLM == nil {
+		return
+	}
+	var lines []string
+	for _, m := range c.history[1:] {
+		if (m.Role == llm.RoleUser || m.Role == llm.RoleAssistant) && m.Content != "" && !strings.HasPrefix(m.Content, "(") {
+			who := "Caller"
+			if m.Role == llm.RoleAssistant {
+				who = "Agent"
+			}
+			lines = append(lines, who+": "+m.Content)
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), summaryTimeout)
+	defer cancel()
+	res, err := c.e.LLM.Stream(sctx, llm.Request{Model: c.e.Model, Messages: []llm.Message{
+		{Role: llm.RoleSystem, Content: summaryPrompt},
+		{Role: llm.RoleUser, Content: strings.Join(lines, "\n")},
+	}}, func(string) error { return nil })
+	c.metrics.addLLM(res.Usage)
+	if err != nil || strings.TrimSpace(res.Text) == "" {
+		c.e.log().Warn("no call summary", "call_id", c.live.Call.ID, "err", err)
+		return
+	}
+	c.log.writeSummary(strings.TrimSpace(res.Text))
+}
+
+const summaryPrompt = "Summarize this phone call in two or three sentences for the business's records: who called, what they wanted, and the outcome. Plain text."
 
 func language(a model.AgentConfig) string {
 	if a.Language != nil {

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -123,6 +124,9 @@ func TestAConversationTurnEndsWithEndCall(t *testing.T) {
 	requireSpeech(t)
 	b := newBench(t)
 	model := llmtest.New(t, func(req llmtest.Request) llmtest.Reply {
+		if len(req.Tools) == 0 { // the post-call summary
+			return llmtest.Reply{Text: []string{"A caller booked a table for two tonight."}}
+		}
 		return llmtest.Reply{
 			Text:      []string{"Sure, your table ", "for two is booked. ", "Goodbye!"},
 			ToolCalls: []llmtest.ToolCallReply{{ID: "call_1", Name: "end_call", Arguments: "{}"}},
@@ -192,10 +196,16 @@ func TestAConversationTurnEndsWithEndCall(t *testing.T) {
 	if c.Metrics["tts_characters_count"].(float64) < 40 || c.Metrics["stt_audio_duration"].(float64) < 1 {
 		t.Errorf("metrics %v", c.Metrics)
 	}
-	// The model saw the whole exchange.
+	// The model saw the whole exchange, then summarized it.
 	reqs := model.Requests()
-	if len(reqs) != 1 || len(reqs[0].Messages) != 3 || len(reqs[0].Tools) != 1 {
+	if len(reqs) != 2 || len(reqs[0].Messages) != 3 || len(reqs[0].Tools) != 1 {
 		t.Fatalf("model requests %+v", reqs)
+	}
+	if c.Summary == nil || *c.Summary != "A caller booked a table for two tonight." {
+		t.Errorf("summary %v", c.Summary)
+	}
+	if sum := reqs[1].Messages[1]["content"]; !strings.Contains(sum.(string), "Caller: I would like a table") {
+		t.Errorf("summary request %v", reqs[1].Messages)
 	}
 }
 

@@ -121,3 +121,16 @@ func (t *transcriptLog) writeMetrics(m *metrics) {
 		return tx.UpdateCall(ctx, &c)
 	})
 }
+
+// writeSummary stores the call's summary.
+func (t *transcriptLog) writeSummary(text string) {
+	ctx := context.Background()
+	_ = t.st.Update(ctx, func(tx store.Tx) error {
+		c, err := tx.GetCall(ctx, t.call.OrgID, t.call.ID)
+		if err != nil {
+			return err
+		}
+		c.Summary = &text
+		return tx.UpdateCall(ctx, &c)
+	})
+}
