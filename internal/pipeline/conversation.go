@@ -33,6 +33,7 @@ type conversation struct {
 	speaking  *speech // what the agent is saying now (nil: silent)
 	utterance []int16 // the caller's current utterance
 	lastHeard time.Time
+	nudged    bool // re-engaged the caller since they last spoke
 	endCause  string
 }
 
@@ -74,7 +75,7 @@ func (c *conversation) run(ctx context.Context) {
 
 	c.lastHeard = c.e.now()
 	c.greet(ctx)
-	silence := c.silenceLimit()
+	silence, nudge := c.silenceLimit(), c.turnTimeout()
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
 	for c.endCause == "" {
@@ -86,8 +87,18 @@ func (c *conversation) run(ctx context.Context) {
 			}
 			c.onFrame(ctx, f)
 		case <-tick.C:
-			if silence > 0 && c.speaking == nil && c.e.now().Sub(c.lastHeard) > silence {
+			quiet := c.e.now().Sub(c.lastHeard)
+			switch {
+			case c.speaking != nil:
+			case silence > 0 && quiet > silence:
 				c.endCause = call.CauseSilenceTimeout
+			case nudge > 0 && quiet > nudge && !c.nudged:
+				// turnTimeoutSeconds: re-engage a caller who went quiet.
+				c.nudged = true
+				c.turn++
+				c.history = append(c.history, llm.Message{Role: llm.RoleUser,
+					Content: fmt.Sprintf("(The caller has said nothing for %d seconds. Check whether they are still there.)", int(nudge.Seconds()))})
+				c.respond(ctx)
 			}
 		case <-ctx.Done():
 			c.finish(ctx, "")
@@ -113,6 +124,14 @@ func (c *conversation) silenceLimit() time.Duration {
 	return time.Duration(s) * time.Second
 }
 
+// turnTimeout is turnTimeoutSeconds (unset or -1: never).
+func (c *conversation) turnTimeout() time.Duration {
+	if v := c.agent.TurnTimeoutSeconds; v != nil && *v > 0 {
+		return time.Duration(*v) * time.Second
+	}
+	return 0
+}
+
 func (c *conversation) interruptAfter() time.Duration {
 	return time.Duration(c.agent.InterruptionThresholdMs) * time.Millisecond
 }
@@ -124,6 +143,7 @@ func (c *conversation) onFrame(ctx context.Context, f []int16) {
 	if v.Talking || v.End {
 		c.utterance = append(c.utterance, f...)
 		c.lastHeard = c.e.now()
+		c.nudged = false
 	}
 	interruptible := c.agent.DisableInterruptions == nil || !*c.agent.DisableInterruptions
 	if c.speaking != nil && v.Talking && interruptible && v.Length >= c.interruptAfter() {

@@ -268,3 +268,39 @@ func TestCallerInterruptsTheAgent(t *testing.T) {
 		})
 	}
 }
+
+func TestSilentCallerIsReengagedThenTheCallEnds(t *testing.T) {
+	requireSpeech(t)
+	two, five := 2, 5
+	b := newBench(t, func(a *model.Agent) {
+		a.Config.TurnTimeoutSeconds, a.Config.SilenceEndCallTimeoutSeconds = &two, &five
+	})
+	fake := llmtest.New(t, func(req llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: []string{"Are you still there?"}} })
+	e := &Engine{LLM: openai.New(openai.Config{BaseURL: fake.URL, APIKey: "k", Model: "m"}), STT: &scriptedSTT{},
+		TTS: espeak.New(espeak.Config{}), Store: b.st}
+	sess := newFakeSession()
+	defer sess.hangup()
+	ended := make(chan string, 1)
+	live := telephony.NewLive(b.call, b.agent, sess, func(cause string) { ended <- cause; sess.hangup() })
+	go e.Run(context.Background(), live)
+	select {
+	case cause := <-ended:
+		if cause != call.CauseSilenceTimeout {
+			t.Fatalf("ended with %s", cause)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("a silent call never ended")
+	}
+	c := b.stored(t)
+	var texts []string
+	for _, e := range c.Transcript {
+		texts = append(texts, str(e["text"]))
+	}
+	// Greeting, one nudge after 2 s (not one every 250 ms), then the end.
+	if len(texts) != 2 || texts[1] != "Are you still there?" {
+		t.Errorf("transcript %q", texts)
+	}
+	if reqs := fake.Requests(); len(reqs) == 0 || !strings.Contains(reqs[0].Messages[len(reqs[0].Messages)-1]["content"].(string), "said nothing for 2 seconds") {
+		t.Errorf("the model was not told the caller went quiet")
+	}
+}
