@@ -304,3 +304,62 @@ func TestSilentCallerIsReengagedThenTheCallEnds(t *testing.T) {
 		t.Errorf("the model was not told the caller went quiet")
 	}
 }
+
+func TestGreetingModes(t *testing.T) {
+	requireSpeech(t)
+	static, dynamic := "static", "dynamic"
+	for _, tc := range []struct {
+		name      string
+		mode      *string
+		first     bool // the agent has a firstMessage
+		wantText  string
+		wantModel bool // the model wrote the greeting
+	}{
+		{"static", &static, true, "Hello, this is Parley.", false},
+		{"dynamic", &dynamic, true, "Good evening, Luigi's here.", true},
+		{"unset with a first message", nil, true, "Hello, this is Parley.", false},
+		{"unset without one waits for the caller", nil, false, "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newBench(t, func(a *model.Agent) {
+				a.Config.FirstMessageMode = tc.mode
+				if !tc.first {
+					a.Config.FirstMessage = nil
+				}
+			})
+			if !tc.first {
+				b.call.FirstMessage = nil
+			}
+			fake := llmtest.New(t, func(req llmtest.Request) llmtest.Reply {
+				return llmtest.Reply{Text: []string{"Good evening, Luigi's here."}}
+			})
+			e := &Engine{LLM: openai.New(openai.Config{BaseURL: fake.URL, APIKey: "k", Model: "m"}), STT: &scriptedSTT{},
+				TTS: espeak.New(espeak.Config{}), Store: b.st}
+			sess := newFakeSession()
+			live := telephony.NewLive(b.call, b.agent, sess, func(string) { sess.hangup() })
+			done := make(chan struct{})
+			go func() { e.Run(context.Background(), live); close(done) }()
+			time.Sleep(2500 * time.Millisecond)
+			sess.hangup()
+			<-done
+			c := b.stored(t)
+			got := ""
+			if len(c.Transcript) > 0 {
+				got = str(c.Transcript[0]["text"])
+			}
+			if got != tc.wantText {
+				t.Errorf("greeting %q, want %q", got, tc.wantText)
+			}
+			asked := len(fake.Requests()) > 0 && len(fake.Requests()[0].Tools) > 0
+			if asked != tc.wantModel {
+				t.Errorf("the model wrote the greeting: %v, want %v", asked, tc.wantModel)
+			}
+			if tc.wantModel {
+				last := fake.Requests()[0].Messages[1]["content"].(string)
+				if !strings.Contains(last, "inbound call has just been answered") {
+					t.Errorf("the dynamic greeting request does not say the direction: %q", last)
+				}
+			}
+		})
+	}
+}
