@@ -55,6 +55,13 @@ func (u *UA) Dial(ctx context.Context, t Target, ringing func()) (*Leg, error) {
 		return nil, ErrTooManyDialogs
 	}
 	leg, err := u.dial(ctx, t, ringing)
+	// Right after Start, sipgo may not yet reuse the listener's UDP socket
+	// and tries to bind the same port for the INVITE: nothing was sent, so
+	// trying again shortly is safe.
+	for i := 0; err != nil && i < 5 && strings.Contains(err.Error(), "address already in use"); i++ {
+		time.Sleep(20 * time.Millisecond)
+		leg, err = u.dial(ctx, t, ringing)
+	}
 	if err != nil {
 		u.active.Add(-1)
 		return nil, err
