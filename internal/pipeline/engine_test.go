@@ -363,3 +363,55 @@ func TestGreetingModes(t *testing.T) {
 		})
 	}
 }
+
+func TestPressDigitTool(t *testing.T) {
+	requireSpeech(t)
+	yes := true
+	b := newBench(t, func(a *model.Agent) { a.Config.PlayKeypadTouchToneEnabled = &yes })
+	fake := llmtest.New(t, func(req llmtest.Request) llmtest.Reply {
+		last := req.Messages[len(req.Messages)-1]
+		switch {
+		case len(req.Tools) == 0:
+			return llmtest.Reply{Text: []string{"The agent navigated a menu."}}
+		case last["role"] == "tool":
+			return llmtest.Reply{Text: []string{"Done."}}
+		}
+		return llmtest.Reply{ToolCalls: []llmtest.ToolCallReply{{ID: "c1", Name: "press_digit", Arguments: `{"digits":"1#"}`}}}
+	})
+	e := &Engine{LLM: openai.New(openai.Config{BaseURL: fake.URL, APIKey: "k", Model: "m"}),
+		STT: &scriptedSTT{texts: []string{"For sales press one then hash"}}, TTS: espeak.New(espeak.Config{}), Store: b.st}
+	sess := newFakeSession()
+	live := telephony.NewLive(b.call, b.agent, sess, func(string) { sess.hangup() })
+	done := make(chan struct{})
+	go func() { e.Run(context.Background(), live); close(done) }()
+	time.Sleep(2 * time.Second) // the greeting
+	sess.say(callerSays(t, "For sales press one then hash."))
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		if c := b.stored(t); len(c.Transcript) >= 4 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	sess.hangup()
+	<-done
+	sess.mu.Lock()
+	pressed := sess.pressed
+	sess.mu.Unlock()
+	if len(pressed) != 1 || pressed[0] != "1#" {
+		t.Fatalf("keys pressed %q", pressed)
+	}
+	c := b.stored(t)
+	var tool map[string]any
+	for _, e := range c.Transcript {
+		if e["type"] == "tool_call" {
+			tool = e
+		}
+	}
+	if tool == nil || str(tool["tool"]) != `map[args:{"digits":"1#"} name:press_digit]` || str(tool["result"]) != "map[output:pressed 1#]" {
+		t.Errorf("tool entry %v", tool)
+	}
+	if reqs := fake.Requests(); len(reqs) < 2 || reqs[1].Messages[len(reqs[1].Messages)-1]["content"] != "pressed 1#" {
+		t.Errorf("the model was not told the keys were pressed")
+	}
+}

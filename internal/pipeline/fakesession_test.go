@@ -22,6 +22,7 @@ type fakeSession struct {
 	once    sync.Once
 	drained chan struct{}
 	start   time.Time
+	pressed []string
 }
 
 func newFakeSession() *fakeSession {
@@ -79,12 +80,17 @@ func (s *fakeSession) playedAudio() []int16 {
 
 func (s *fakeSession) hangup() { s.once.Do(func() { close(s.done) }) }
 
-func (s *fakeSession) Audio(rate int) media.Audio                          { return s }
-func (s *fakeSession) SendDigits(ctx context.Context, digits string) error { return nil }
-func (s *fakeSession) Digits() <-chan rune                                 { return nil }
-func (s *fakeSession) Hangup(ctx context.Context) error                    { s.hangup(); return nil }
-func (s *fakeSession) Done() <-chan struct{}                               { return s.done }
-func (s *fakeSession) End() media.End                                      { return media.End{} }
+func (s *fakeSession) Audio(rate int) media.Audio { return s }
+func (s *fakeSession) SendDigits(ctx context.Context, digits string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pressed = append(s.pressed, digits)
+	return nil
+}
+func (s *fakeSession) Digits() <-chan rune              { return nil }
+func (s *fakeSession) Hangup(ctx context.Context) error { s.hangup(); return nil }
+func (s *fakeSession) Done() <-chan struct{}            { return s.done }
+func (s *fakeSession) End() media.End                   { return media.End{} }
 
 func (s *fakeSession) Read(ctx context.Context) ([]int16, error) {
 	select {

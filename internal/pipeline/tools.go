@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 
 	"github.com/parley-voice/parley/internal/call"
@@ -10,7 +11,10 @@ import (
 )
 
 // The system tools, offered only when the agent enables them.
-const toolEndCall = "end_call"
+const (
+	toolEndCall    = "end_call"
+	toolPressDigit = "press_digit"
+)
 
 func tools(a model.AgentConfig) []llm.Tool {
 	var out []llm.Tool
@@ -21,6 +25,17 @@ func tools(a model.AgentConfig) []llm.Tool {
 		}
 		out = append(out, llm.Tool{Name: toolEndCall, Description: desc,
 			Parameters: map[string]any{"type": "object", "properties": map[string]any{}}})
+	}
+	if a.PlayKeypadTouchToneEnabled != nil && *a.PlayKeypadTouchToneEnabled {
+		desc := "Press keys on the phone keypad (DTMF), e.g. to navigate an automated menu."
+		if a.PlayKeypadTouchToneDescriptionOverride != nil && *a.PlayKeypadTouchToneDescriptionOverride != "" {
+			desc = *a.PlayKeypadTouchToneDescriptionOverride
+		}
+		out = append(out, llm.Tool{Name: toolPressDigit, Description: desc, Parameters: map[string]any{
+			"type": "object", "required": []any{"digits"},
+			"properties": map[string]any{"digits": map[string]any{"type": "string", "pattern": "^[0-9*#A-D]{1,32}$",
+				"description": "the keys to press, in order"}},
+		}})
 	}
 	return out
 }
@@ -35,6 +50,9 @@ func (c *conversation) runTools(ctx context.Context, calls []llm.ToolCall) bool 
 		case toolEndCall:
 			out = "the call is ending"
 			c.endCause = call.CauseEndCallTool
+		case toolPressDigit:
+			out = c.pressDigits(ctx, tc.Arguments)
+			again = true
 		default:
 			out = "error: no tool named " + tc.Name
 			again = true
@@ -43,6 +61,20 @@ func (c *conversation) runTools(ctx context.Context, calls []llm.ToolCall) bool 
 		c.history = append(c.history, llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, Content: out})
 	}
 	return again && c.endCause == ""
+}
+
+// pressDigits plays the digits the model asked for (RFC 4733).
+func (c *conversation) pressDigits(ctx context.Context, args string) string {
+	var a struct {
+		Digits string `json:"digits"`
+	}
+	if err := json.Unmarshal([]byte(args), &a); err != nil || a.Digits == "" || len(a.Digits) > 32 {
+		return "error: give the keys to press as {\"digits\": \"123#\"}"
+	}
+	if err := c.live.Session.SendDigits(ctx, a.Digits); err != nil {
+		return "error: " + err.Error()
+	}
+	return "pressed " + a.Digits
 }
 
 // systemPrompt is the agent's rendered prompt with what the model must know
