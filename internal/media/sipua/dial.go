@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/emiago/diago"
-	"github.com/emiago/sipgo"
 	"github.com/emiago/sipgo/sip"
 )
 
@@ -115,13 +114,10 @@ func (u *UA) dial(ctx context.Context, t Target, ringing func()) (*Leg, error) {
 	defer cancel()
 	if err := d.Invite(ringCtx, opts); err != nil {
 		_ = d.Close()
-		var rej *sipgo.ErrDialogResponse
-		var rejV sipgo.ErrDialogResponse
+		if rej, ok := rejection(err); ok {
+			return nil, rej
+		}
 		switch {
-		case errors.As(err, &rej):
-			return nil, &Rejected{Code: rej.Res.StatusCode, Reason: rej.Res.Reason}
-		case errors.As(err, &rejV):
-			return nil, &Rejected{Code: rejV.Res.StatusCode, Reason: rejV.Res.Reason}
 		case ctx.Err() != nil:
 			return nil, ctx.Err()
 		case context.Cause(ringCtx) == errRingTimeout:

@@ -3,6 +3,8 @@ package sipua
 import (
 	"errors"
 	"fmt"
+
+	"github.com/emiago/sipgo"
 )
 
 // Rejected is a final non-2xx answer to our INVITE (or one we refused to
@@ -20,3 +22,17 @@ var ErrNoAnswer = errors.New("no answer within the ring timeout")
 
 // ErrTooManyDialogs is returned when this agent is at its dialog limit.
 var ErrTooManyDialogs = &Rejected{Code: 503, Reason: "Service Unavailable (dialog limit reached)"}
+
+// rejection is the final answer inside a sipgo error (sipgo returns
+// ErrDialogResponse by pointer from INVITE, diago by value from REFER).
+func rejection(err error) (*Rejected, bool) {
+	var p *sipgo.ErrDialogResponse
+	var v sipgo.ErrDialogResponse
+	switch {
+	case errors.As(err, &p):
+		return &Rejected{Code: p.Res.StatusCode, Reason: p.Res.Reason}, true
+	case errors.As(err, &v):
+		return &Rejected{Code: v.Res.StatusCode, Reason: v.Res.Reason}, true
+	}
+	return nil, false
+}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net"
+	"strconv"
 	"testing"
 	"time"
 
@@ -291,4 +293,10 @@ func TestCallOverTLS(t *testing.T) {
 			<-in.Done()
 		})
 	}
+}
+
+func splitHostPort(addr string) (string, int) {
+	h, p, _ := net.SplitHostPort(addr)
+	n, _ := strconv.Atoi(p)
+	return h, n
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/emiago/diago"
-	"github.com/emiago/sipgo"
 )
 
 // Refer asks the far end to call target itself (RFC 3515 REFER, a cold
@@ -36,13 +35,8 @@ func (l *Leg) Refer(ctx context.Context, target Target, notifyWait time.Duration
 		return errors.New("sipua: leg cannot REFER")
 	}
 	if err != nil {
-		var rej *sipgo.ErrDialogResponse
-		var rejV sipgo.ErrDialogResponse
-		switch {
-		case errors.As(err, &rej):
-			return &Rejected{Code: rej.Res.StatusCode, Reason: rej.Res.Reason}
-		case errors.As(err, &rejV):
-			return &Rejected{Code: rejV.Res.StatusCode, Reason: rejV.Res.Reason}
+		if rej, ok := rejection(err); ok {
+			return rej
 		}
 		return fmt.Errorf("refer: %w", err)
 	}

@@ -74,7 +74,7 @@ type UA struct {
 	serving sync.WaitGroup // inbound handlers
 }
 
-// rtpRangeOnce: diago's RTP port range is global; set it once.
+// rtpRange: diago's RTP port range is global; set it once.
 var rtpRange sync.Once
 
 // New builds a UA; Start serves it.
@@ -148,7 +148,7 @@ func New(cfg Config) (*UA, error) {
 		u.tls, u.tlsAddr = true, net.JoinHostPort(t.BindHost, strconv.Itoa(t.BindPort))
 	}
 	opts = append(opts,
-		diago.WithLogger(quietLogger(cfg.Logger)),
+		diago.WithLogger(cfg.Logger.With("component", "sip")),
 		diago.WithMediaConfig(diago.MediaConfig{Codecs: codecs}),
 		diago.WithServerRequestMiddleware(u.middleware),
 	)
@@ -173,11 +173,6 @@ func mediaCodecs(names []string) ([]dmedia.Codec, error) {
 		}
 	}
 	return append(out, dmedia.CodecTelephoneEvent8000), nil
-}
-
-// quietLogger keeps diago's per-request chatter at debug.
-func quietLogger(l *slog.Logger) *slog.Logger {
-	return l.With("component", "sip")
 }
 
 // freePort finds a port free on host for both UDP and TCP.
@@ -311,10 +306,4 @@ func (u *UA) handleInfo(req *sip.Request, tx sip.ServerTransaction) {
 	}
 	_ = tx.Respond(sip.NewResponseFromRequest(req, 200, "OK", nil))
 	v.(*Leg).digit(d)
-}
-
-func splitHostPort(addr string) (string, int) {
-	h, p, _ := net.SplitHostPort(addr)
-	n, _ := strconv.Atoi(p)
-	return h, n
 }
