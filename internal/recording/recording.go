@@ -114,13 +114,6 @@ func (w *Writer) Write(caller, agent []int16) {
 	w.err = w.wav.Write(caller, agent)
 }
 
-// Duration is how much has been recorded.
-func (w *Writer) Duration() time.Duration {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.wav.Duration()
-}
-
 // Close finishes the file.
 func (w *Writer) Close() error {
 	w.mu.Lock()

@@ -122,14 +122,12 @@ func (l *line) Result() call.Result {
 // RecordingURL implements call.Line.
 func (l *line) RecordingURL() string { return l.url }
 
-// Hangup implements call.Line.
-func (l *line) Hangup(cause string) { l.endWith(cause, "") }
-
-// endWith ends the call from our side; the first cause wins.
-func (l *line) endWith(cause, status string) {
+// Hangup implements call.Line: our side ends the call; the first cause
+// wins (a transfer sets its own before the legs are hung up).
+func (l *line) Hangup(cause string) {
 	l.mu.Lock()
 	if l.cause == "" {
-		l.cause, l.status = cause, status
+		l.cause = cause
 	}
 	l.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
