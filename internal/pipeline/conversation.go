@@ -13,7 +13,6 @@ import (
 	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/pipeline/vad"
 	"github.com/parley-voice/parley/internal/provider/llm"
-	"github.com/parley-voice/parley/internal/provider/tts"
 	"github.com/parley-voice/parley/internal/telephony"
 )
 
@@ -296,8 +295,7 @@ func (c *conversation) finish(ctx context.Context, cause string) {
 		_ = c.audio.Drain(dctx)
 		cancel()
 	}
-	c.summarize(ctx)
-	c.log.writeMetrics(c.metrics)
+	c.log.writeEnd(c.summarize(ctx), c.metrics)
 	if cause != "" {
 		c.live.End(cause)
 	}
@@ -307,12 +305,12 @@ func (c *conversation) finish(ctx context.Context, cause string) {
 // post-call webhook) waits for it.
 const summaryTimeout = 8 * time.Second
 
-// summarize asks the model for a short summary of the call and stores it
-// before the call ends, so the post-call webhook carries it. Without a
-// model, or with nothing said, there is no summary.
-func (c *conversation) summarize(ctx context.Context) {
+// summarize asks the model for a short summary of the call, stored before
+// the call ends so the post-call webhook carries it. Without a model, or
+// with nothing said, there is none ("").
+func (c *conversation) summarize(ctx context.Context) string {
 	if c.e.LLM == nil {
-		return
+		return ""
 	}
 	var lines []string
 	for _, m := range c.history[1:] {
@@ -325,7 +323,7 @@ func (c *conversation) summarize(ctx context.Context) {
 		}
 	}
 	if len(lines) == 0 {
-		return
+		return ""
 	}
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), summaryTimeout)
 	defer cancel()
@@ -336,9 +334,9 @@ func (c *conversation) summarize(ctx context.Context) {
 	c.metrics.addLLM(res.Usage)
 	if err != nil || strings.TrimSpace(res.Text) == "" {
 		c.e.log().Warn("no call summary", "call_id", c.live.Call.ID, "err", err)
-		return
+		return ""
 	}
-	c.log.writeSummary(strings.TrimSpace(res.Text))
+	return strings.TrimSpace(res.Text)
 }
 
 const summaryPrompt = "Summarize this phone call in two or three sentences for the business's records: who called, what they wanted, and the outcome. Plain text."
@@ -368,5 +366,3 @@ func cutSentence(s string) (sentence, rest string, ok bool) {
 	}
 	return "", s, false
 }
-
-var _ = tts.Request{}

@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"encoding/json"
 	"sync"
 	"time"
 
@@ -105,32 +104,19 @@ func (m *metrics) doc() map[string]any {
 	}
 }
 
-// writeMetrics stores the call's metrics (before it ends, so the post-call
-// webhook carries them).
-func (t *transcriptLog) writeMetrics(m *metrics) {
-	ctx := context.Background()
-	doc, _ := json.Marshal(m.doc())
-	var out map[string]any
-	_ = json.Unmarshal(doc, &out)
-	_ = t.st.Update(ctx, func(tx store.Tx) error {
-		c, err := tx.GetCall(ctx, t.call.OrgID, t.call.ID)
-		if err != nil {
-			return err
-		}
-		c.Metrics = out
-		return tx.UpdateCall(ctx, &c)
-	})
-}
-
-// writeSummary stores the call's summary.
-func (t *transcriptLog) writeSummary(text string) {
+// writeEnd stores the call's metrics and summary ("" for none) in one
+// write, before the call ends, so the post-call webhook carries them.
+func (t *transcriptLog) writeEnd(summary string, m *metrics) {
 	ctx := context.Background()
 	_ = t.st.Update(ctx, func(tx store.Tx) error {
 		c, err := tx.GetCall(ctx, t.call.OrgID, t.call.ID)
 		if err != nil {
 			return err
 		}
-		c.Summary = &text
+		c.Metrics = m.doc()
+		if summary != "" {
+			c.Summary = &summary
+		}
 		return tx.UpdateCall(ctx, &c)
 	})
 }
