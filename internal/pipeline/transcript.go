@@ -18,8 +18,7 @@ type transcriptLog struct {
 	call model.Call
 	now  func() time.Time
 
-	mu  sync.Mutex
-	seq int
+	mu sync.Mutex // entries land in the order they are made
 }
 
 func (t *transcriptLog) at() float64 {
@@ -32,11 +31,7 @@ func (t *transcriptLog) at() float64 {
 func (t *transcriptLog) append(e map[string]any) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.seq == 0 {
-		t.seq = len(t.call.Transcript)
-	}
-	e["at"], e["seq"] = t.at(), t.seq
-	t.seq++
+	e["at"] = t.at() // seq: set by the store, in landing order
 	ctx := context.Background()
 	_ = t.st.Update(ctx, func(tx store.Tx) error {
 		return tx.AppendTranscript(ctx, t.call.OrgID, t.call.ID, []map[string]any{e}, model.Now())

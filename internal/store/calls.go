@@ -18,8 +18,9 @@ type Calls interface {
 	// UpdateCall writes every field of c (found by OrgID and ID) but its
 	// transcript, which only AppendTranscript changes.
 	UpdateCall(ctx context.Context, c *model.Call) error
-	// AppendTranscript adds entries at the end of a call's transcript and
-	// sets updatedAt; concurrent appends all land, in some order.
+	// AppendTranscript adds entries at the end of a call's transcript,
+	// setting each entry's "seq" to its index, and sets updatedAt;
+	// concurrent appends all land, in some order.
 	AppendTranscript(ctx context.Context, orgID, id string, entries []map[string]any, at time.Time) error
 
 	// LockOrg serialises admission decisions for one organization until the

@@ -194,10 +194,9 @@ func (p *Phone) appendTool(c model.Call, name string, args map[string]any, outpu
 		if cur.StartedAt != nil {
 			at = time.Since(*cur.StartedAt).Seconds()
 		}
-		seq := len(cur.Transcript)
-		return tx.AppendTranscript(ctx, c.OrgID, c.ID, []map[string]any{{
-			"at": float64(int(at*1000)) / 1000, "seq": seq, "role": "tool", "type": "tool_call",
-			"turnId": fmt.Sprintf("tool-%d", seq),
+		return tx.AppendTranscript(ctx, c.OrgID, c.ID, []map[string]any{{ // seq: set by the store
+			"at": float64(int(at*1000)) / 1000, "role": "tool", "type": "tool_call",
+			"turnId": fmt.Sprintf("tool-%d", len(cur.Transcript)),
 			"tool":   map[string]any{"name": name, "args": string(argsJSON)},
 			"result": map[string]any{"output": output},
 		}}, model.Now())

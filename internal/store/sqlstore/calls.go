@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -210,8 +211,9 @@ func (t *tx) UpdateCall(ctx context.Context, c *model.Call) error {
 		`UPDATE calls SET `+callUpdate+` WHERE org_id = ? AND id = ?`, append(args, c.OrgID, c.ID)...)
 }
 
-// AppendTranscript adds entries to the end of a call's transcript. The row
-// is locked while it is read and written, so concurrent appends all land.
+// AppendTranscript adds entries to the end of a call's transcript, setting
+// each one's seq to its index. The row is locked while it is read and
+// written, so concurrent appends all land, numbered in landing order.
 func (t *tx) AppendTranscript(ctx context.Context, orgID, id string, entries []map[string]any, at time.Time) error {
 	if !uuids(orgID, id) {
 		return notFound("append to call %s", id)
@@ -225,7 +227,12 @@ func (t *tx) AppendTranscript(ctx context.Context, orgID, id string, entries []m
 	if err != nil {
 		return t.fail(err, "append to call %s", id)
 	}
-	doc, err := document(append(cur, entries...))
+	for _, e := range entries {
+		e = maps.Clone(e)   // the caller's maps stay as they were
+		e["seq"] = len(cur) // the order they landed in, whoever appended
+		cur = append(cur, e)
+	}
+	doc, err := document(cur)
 	if err != nil {
 		return fmt.Errorf("call %s transcript: %w", id, err)
 	}

@@ -136,15 +136,21 @@ var callTests = []test{
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				entry := []map[string]any{{"seq": float64(i)}}
+				entry := []map[string]any{{"n": float64(i)}}
 				if err := b.st.Update(b.ctx, func(tx store.Tx) error { return tx.AppendTranscript(b.ctx, b.org.ID, c.ID, entry, at(20)) }); err != nil {
 					t.Error(err)
 				}
 			}()
 		}
 		wg.Wait()
-		if n := len(getCall(t, b, b.org.ID, c.ID).Transcript); n != 10 {
-			t.Errorf("%d entries after 10 concurrent appends", n)
+		got := getCall(t, b, b.org.ID, c.ID).Transcript
+		if len(got) != 10 {
+			t.Errorf("%d entries after 10 concurrent appends", len(got))
+		}
+		for i, e := range got {
+			if e["seq"] != float64(i) {
+				t.Errorf("entry %d has seq %v", i, e["seq"])
+			}
 		}
 	}},
 	{"UpdateKeepsCreatedAt", func(t *testing.T, b *bundle) {
