@@ -23,6 +23,30 @@ type Recognizer interface {
 	Transcribe(ctx context.Context, pcm []int16, rate int, language string) (Result, error)
 }
 
+// Streamer is a Recognizer that also takes audio while the caller is still
+// speaking (cloud engines with a streaming API), so the final text is ready
+// moments after the end of the turn instead of a whole transcription later.
+// The engine opens a Stream when the VAD hears speech start and closes it at
+// the end of the turn.
+type Streamer interface {
+	Recognizer
+	// Open starts one utterance of mono 16-bit PCM at rate. Canceling ctx
+	// abandons it (Close then returns ctx.Err()).
+	Open(ctx context.Context, rate int, language string) (Stream, error)
+}
+
+// Stream is one utterance being transcribed as it is spoken. Write and
+// Close are called from one goroutine.
+type Stream interface {
+	// Write sends the next audio (any size, in order). An error means the
+	// stream is broken; Close still must be called and returns the cause.
+	Write(pcm []int16) error
+	// Close ends the utterance, waits for the engine's final text and frees
+	// the stream's resources (connection, goroutines). Result.Audio is the
+	// audio written.
+	Close() (Result, error)
+}
+
 // Result is one transcription.
 type Result struct {
 	Text     string        // "" when nothing was recognised

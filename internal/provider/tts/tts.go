@@ -16,6 +16,11 @@ type Request struct {
 	Voice    string  // engine voice id ("" = the engine default for Language)
 	Language string  // BCP 47, e.g. "en", "en-US", "fr" ("" = en)
 	Speed    float64 // 0.5..1.5, 0 = 1.0
+	// Temperature is the agent's voiceTemperature, 0..2 (nil = engine
+	// default): how much the voice varies. Engines map it to their own knob
+	// (ElevenLabs: stability = 1 - Temperature/2) or ignore it (espeak-ng,
+	// OpenAI); each engine's doc says which.
+	Temperature *float64
 }
 
 // Synthesizer turns text into audio, streamed: out gets mono 16-bit PCM at
