@@ -1,0 +1,156 @@
+package openai
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/parley-voice/parley/internal/provider/stt"
+)
+
+// Defaults of Config's zero values.
+const (
+	DefaultBaseURL = "https://api.openai.com/v1"
+	DefaultModel   = "gpt-4o-mini-transcribe"
+	DefaultTimeout = 15 * time.Second
+)
+
+// maxReply bounds how much of an answer is read: a transcript of a few
+// minutes of speech is a few kilobytes.
+const maxReply = 1 << 20
+
+// maxRate is the highest sample rate taken: far above any audio source.
+const maxRate = 384000
+
+// Config configures a Recognizer. Only APIKey is needed for OpenAI itself.
+type Config struct {
+	// BaseURL is the API root ("": DefaultBaseURL), like
+	// http://127.0.0.1:8000/v1 for a local speaches server.
+	BaseURL string
+	// APIKey is sent as "Authorization: Bearer <key>" ("": no header).
+	APIKey string
+	// Model names the transcription model ("": DefaultModel).
+	Model string
+	// Timeout bounds one Transcribe from sending the request to the last
+	// byte of the answer (<= 0: DefaultTimeout).
+	Timeout time.Duration
+	// HTTPClient sends the requests (nil: a client of the Recognizer's own,
+	// whose idle connections Close releases).
+	HTTPClient *http.Client
+}
+
+// Recognizer transcribes utterances with an OpenAI-compatible
+// transcription API. It is safe for concurrent use.
+type Recognizer struct {
+	endpoint  string
+	key       string
+	model     string
+	timeout   time.Duration
+	http      *http.Client
+	transport *http.Transport // ours, when Config.HTTPClient was nil
+}
+
+var _ stt.Recognizer = (*Recognizer)(nil)
+
+// New returns a Recognizer for c. It sends nothing until Transcribe.
+func New(c Config) *Recognizer {
+	r := &Recognizer{
+		endpoint: strings.TrimRight(cmp.Or(c.BaseURL, DefaultBaseURL), "/") + "/audio/transcriptions",
+		key:      c.APIKey,
+		model:    cmp.Or(c.Model, DefaultModel),
+		timeout:  c.Timeout,
+		http:     c.HTTPClient,
+	}
+	if r.timeout <= 0 {
+		r.timeout = DefaultTimeout
+	}
+	if r.http == nil {
+		r.transport = http.DefaultTransport.(*http.Transport).Clone()
+		r.http = &http.Client{Transport: r.transport}
+	}
+	return r
+}
+
+// Close releases idle connections of the Recognizer's own HTTP client (none
+// when Config.HTTPClient was given). The Recognizer stays usable.
+func (r *Recognizer) Close() {
+	if r.transport != nil {
+		r.transport.CloseIdleConnections()
+	}
+}
+
+// Transcribe implements stt.Recognizer.
+func (r *Recognizer) Transcribe(ctx context.Context, pcm []int16, rate int, language string) (stt.Result, error) {
+	res := stt.Result{Language: language, Audio: stt.Duration(len(pcm), rate)}
+	if rate <= 0 || rate > maxRate {
+		return res, fmt.Errorf("openai stt: sample rate %d Hz is not usable", rate)
+	}
+	if len(pcm) > maxSamples {
+		return res, fmt.Errorf("%w: %s of audio is a WAV over the API's %d bytes", stt.ErrAudioTooLong, res.Audio, MaxWAV)
+	}
+	code, err := languageCode(language)
+	if err != nil {
+		return res, err
+	}
+	if err := ctx.Err(); err != nil {
+		return res, fmt.Errorf("openai stt: %w", err)
+	}
+	if len(pcm) == 0 {
+		return res, nil
+	}
+	body, contentType := form(pcm, rate, r.model, code)
+
+	timedOut := fmt.Errorf("%w: no transcript within %s", stt.ErrUnavailable, r.timeout)
+	run, cancel := context.WithTimeoutCause(ctx, r.timeout, timedOut)
+	defer cancel()
+	req, err := http.NewRequestWithContext(run, http.MethodPost, r.endpoint, bytes.NewReader(body))
+	if err != nil {
+		return res, fmt.Errorf("%w: %w", stt.ErrUnavailable, err)
+	}
+	req.Header.Set("Content-Type", contentType)
+	req.Header.Set("Accept", "application/json")
+	if r.key != "" {
+		req.Header.Set("Authorization", "Bearer "+r.key)
+	}
+	resp, err := r.http.Do(req)
+	if err != nil {
+		return res, r.failed(ctx, run, err)
+	}
+	defer resp.Body.Close()
+	reply, err := io.ReadAll(io.LimitReader(resp.Body, maxReply))
+	if err != nil {
+		return res, r.failed(ctx, run, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return res, statusError(resp.StatusCode, parseError(reply), r.key)
+	}
+	text, err := parseTranscript(reply)
+	if err != nil {
+		return res, fmt.Errorf("%w: %w", stt.ErrUnavailable, err)
+	}
+	res.Text = text
+	return res, nil
+}
+
+// failed explains a request that got no complete answer: the caller's
+// cancel, the timeout, or the network.
+func (r *Recognizer) failed(ctx, run context.Context, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("openai stt: %w", ctx.Err())
+	}
+	if cause := context.Cause(run); errors.Is(cause, stt.ErrUnavailable) {
+		return cause
+	}
+	if ue, ok := errors.AsType[*url.Error](err); ok {
+		// The URL is the configured endpoint: say what failed, not where.
+		err = ue.Err
+	}
+	return fmt.Errorf("%w: %w", stt.ErrUnavailable, err)
+}
