@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -16,12 +15,15 @@ import (
 	"github.com/parley-voice/parley/internal/telephony"
 )
 
-// conversation is one call's engine state. Its loop owns everything but
-// the speaker, which plays queued sentences on its own goroutine.
+// conversation is one call's engine state. Its loop owns the history and
+// every decision; transcriptions and agent replies run on their own
+// goroutines and report back as events, so the loop keeps hearing the
+// caller (and can stop the agent) while the providers work.
 type conversation struct {
 	e       *Engine
 	live    *telephony.Live
 	agent   model.AgentConfig
+	tools   []model.CustomTool
 	audio   media.Audio
 	vad     *vad.Detector
 	history []llm.Message
@@ -29,20 +31,34 @@ type conversation struct {
 	metrics *metrics
 	turn    int
 
-	speaking  *speech // what the agent is saying now (nil: silent)
-	utterance []int16 // the caller's current utterance
-	lastHeard time.Time
-	nudged    bool // re-engaged the caller since they last spoke
-	endCause  string
+	reply     *reply         // the agent's turn under way (nil: the agent is idle)
+	listening *transcription // the caller's utterance being transcribed
+	heard     chan heard     // finished transcriptions
+	queued    []queuedTurn   // caller turns heard while an uninterruptible reply ran
+
+	lastHeard    time.Time // the caller's last speech, or the end of our last turn
+	lastSpeechAt time.Time // when the caller's last speech frame was read
+	nudged       bool      // re-engaged the caller since they last spoke
+	closing      bool      // the closing line is under way: no more turns
+	failures     int       // provider failures in a row
+	endCause     string
+	failure      string // errorMessage when the call ends FAILED
 }
 
-func newConversation(e *Engine, l *telephony.Live) *conversation {
+// frame is one caller frame and when it was read from the session.
+type frame struct {
+	pcm []int16
+	at  time.Time
+}
+
+func newConversation(e *Engine, l *telephony.Live, tools []model.CustomTool) *conversation {
 	c := &conversation{
-		e: e, live: l, agent: l.Agent.Config,
+		e: e, live: l, agent: l.Agent.Config, tools: tools,
 		audio:   l.Session.Audio(Rate),
 		vad:     vad.New(vad.Config{Rate: Rate}),
 		metrics: &metrics{},
 		log:     &transcriptLog{st: e.Store, call: l.Call, now: e.now},
+		heard:   make(chan heard, 4),
 	}
 	c.history = []llm.Message{{Role: llm.RoleSystem, Content: systemPrompt(l.Call, l.Agent)}}
 	return c
@@ -51,7 +67,7 @@ func newConversation(e *Engine, l *telephony.Live) *conversation {
 func (c *conversation) run(ctx context.Context) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	frames := make(chan []int16, 100)
+	frames := make(chan frame, 100)
 	var readers sync.WaitGroup
 	readers.Add(1)
 	go func() {
@@ -63,7 +79,7 @@ func (c *conversation) run(ctx context.Context) {
 				return
 			}
 			select {
-			case frames <- f:
+			case frames <- frame{f, time.Now()}:
 			case <-ctx.Done():
 				return
 			}
@@ -75,40 +91,42 @@ func (c *conversation) run(ctx context.Context) {
 	c.lastHeard = c.e.now()
 	c.greet(ctx)
 	silence, nudge := c.silenceLimit(), c.turnTimeout()
+	closeAt := c.closingTimer()
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
 	for c.endCause == "" {
 		select {
 		case f, ok := <-frames:
 			if !ok {
-				c.finish(ctx, "")
+				c.finish(ctx)
 				return
 			}
 			c.onFrame(ctx, f)
+		case h := <-c.heard:
+			c.onHeard(ctx, h)
+		case <-c.replyDone():
+			c.onReplied(ctx)
+		case <-closeAt:
+			c.closeCall(ctx)
 		case <-tick.C:
 			quiet := c.e.now().Sub(c.lastHeard)
 			switch {
-			case c.speaking != nil:
+			case c.reply != nil || c.listening != nil || c.closing:
 			case silence > 0 && quiet > silence:
 				c.endCause = call.CauseSilenceTimeout
 			case nudge > 0 && quiet > nudge && !c.nudged:
 				// turnTimeoutSeconds: re-engage a caller who went quiet.
 				c.nudged = true
-				c.turn++
 				c.history = append(c.history, llm.Message{Role: llm.RoleUser,
 					Content: fmt.Sprintf("(The caller has said nothing for %d seconds. Check whether they are still there.)", int(nudge.Seconds()))})
-				c.respond(ctx)
+				c.startReply(ctx, nil)
 			}
 		case <-ctx.Done():
-			c.finish(ctx, "")
+			c.finish(ctx)
 			return
 		}
-		if c.speaking != nil && c.speaking.done() {
-			c.speaking = nil
-			c.lastHeard = c.e.now() // silence counts from the end of our turn
-		}
 	}
-	c.finish(ctx, c.endCause)
+	c.finish(ctx)
 }
 
 // silenceLimit is silenceEndCallTimeoutSeconds (default 30 s; -1 never).
@@ -131,142 +149,40 @@ func (c *conversation) turnTimeout() time.Duration {
 	return 0
 }
 
-func (c *conversation) interruptAfter() time.Duration {
-	return time.Duration(c.agent.InterruptionThresholdMs) * time.Millisecond
+// closingLead is how long before maxConversationDurationSeconds the agent
+// starts its closing line; the telephony layer hangs up at the limit.
+const closingLead = 5 * time.Second
+
+// closingTimer fires when the closing line must start (nil: no limit).
+func (c *conversation) closingTimer() <-chan time.Time {
+	v := c.agent.MaxConversationDurationSeconds
+	if v == nil || *v <= 0 {
+		return nil
+	}
+	limit := time.Duration(*v) * time.Second
+	lead := min(closingLead, limit/2)
+	elapsed := time.Duration(0)
+	if c.live.Call.StartedAt != nil {
+		elapsed = c.e.now().Sub(*c.live.Call.StartedAt)
+	}
+	return time.After(max(0, limit-lead-elapsed))
 }
 
-// onFrame runs voice activity detection on one caller frame: barge-in
-// while the agent speaks, and the caller's turn when their utterance ends.
-func (c *conversation) onFrame(ctx context.Context, f []int16) {
-	v := c.vad.Process(f)
-	if v.Talking || v.End {
-		c.utterance = append(c.utterance, f...)
-		c.lastHeard = c.e.now()
-		c.nudged = false
-	}
-	interruptible := c.agent.DisableInterruptions == nil || !*c.agent.DisableInterruptions
-	if c.speaking != nil && v.Talking && interruptible && v.Length >= c.interruptAfter() {
+const closingLine = "I'm sorry, we have reached the time limit for this call. Thank you for calling, goodbye."
+
+// closeCall stops whatever the agent was doing and says the closing line;
+// the call ends MAX_DURATION once it has played.
+func (c *conversation) closeCall(ctx context.Context) {
+	if c.reply != nil {
 		c.interrupt()
 	}
-	if !v.End {
-		return
+	if c.listening != nil {
+		c.listening.abandon()
+		c.listening = nil
 	}
-	u := c.utterance
-	c.utterance = nil
-	if c.speaking != nil && v.Length < c.interruptAfter() {
-		return // a backchannel ("mm-hm") while we talk: not a turn
-	}
-	if c.speaking != nil {
-		if !interruptible {
-			return // they talked over us and we kept going: not a turn
-		}
-		c.interrupt()
-	}
-	c.userTurn(ctx, u)
-}
-
-// interrupt stops the agent's audio now and keeps in the history only what
-// the caller heard.
-func (c *conversation) interrupt() {
-	s := c.speaking
-	c.speaking = nil
-	s.stop()
-	unplayed := c.audio.Flush()
-	heard := s.heard(unplayed)
-	c.log.assistantHeard(s, heard)
-	c.replaceLastAssistant(heard)
-}
-
-func (c *conversation) userTurn(ctx context.Context, pcm []int16) {
-	if c.e.STT == nil || len(pcm) == 0 {
-		return
-	}
-	res, err := c.e.STT.Transcribe(ctx, pcm, Rate, language(c.agent))
-	c.metrics.sttAudio += time.Duration(len(pcm)) * time.Second / Rate
-	if err != nil {
-		c.e.log().Warn("transcription failed", "call_id", c.live.Call.ID, "err", err)
-		return
-	}
-	text := strings.TrimSpace(res.Text)
-	if text == "" {
-		return
-	}
-	c.turn++
-	c.log.user(c.turnID(), text, res.Language)
-	c.history = append(c.history, llm.Message{Role: llm.RoleUser, Content: text})
-	c.respond(ctx)
-}
-
-func (c *conversation) turnID() string { return fmt.Sprintf("turn-%d", c.turn) }
-
-// respond asks the model for the agent's turn, speaking each sentence as
-// soon as it is complete, and runs the tools it calls.
-func (c *conversation) respond(ctx context.Context) {
-	for range 4 { // tool rounds
-		if c.e.LLM == nil {
-			c.endCause = call.CauseEndCallTool
-			return
-		}
-		s := c.say(ctx, "")
-		var pending strings.Builder
-		res, err := c.e.LLM.Stream(ctx, llm.Request{
-			Model: c.e.Model, Messages: c.history, Tools: tools(c.agent), Temperature: c.agent.LLMTemperature,
-		}, func(delta string) error {
-			pending.WriteString(delta)
-			for {
-				sentence, rest, ok := cutSentence(pending.String())
-				if !ok {
-					return nil
-				}
-				s.add(sentence)
-				pending.Reset()
-				pending.WriteString(rest)
-			}
-		})
-		if tail := strings.TrimSpace(pending.String()); tail != "" && err == nil {
-			s.add(tail)
-		}
-		s.close()
-		c.metrics.addLLM(res.Usage)
-		if err != nil {
-			c.e.log().Warn("model failed", "call_id", c.live.Call.ID, "err", err)
-			if !errors.Is(err, context.Canceled) {
-				c.say(ctx, "Sorry, I am having trouble right now. Please try again in a moment.").close()
-			}
-			return
-		}
-		if res.Text != "" || len(res.ToolCalls) > 0 {
-			c.history = append(c.history, llm.Message{Role: llm.RoleAssistant, Content: res.Text, ToolCalls: res.ToolCalls})
-		}
-		if len(res.ToolCalls) == 0 {
-			return
-		}
-		s.wait(ctx) // what was said before the tool call comes first
-		c.speaking = nil
-		if !c.runTools(ctx, res.ToolCalls) {
-			return
-		}
-	}
-}
-
-// say starts an agent utterance (text, or sentences added later) and
-// makes it the current speech.
-func (c *conversation) say(ctx context.Context, text string) *speech {
-	s := newSpeech(ctx, c, c.turnID())
-	if text != "" {
-		s.add(text)
-	}
-	c.speaking = s
-	return s
-}
-
-func (c *conversation) replaceLastAssistant(heard string) {
-	for i := len(c.history) - 1; i >= 0; i-- {
-		if c.history[i].Role == llm.RoleAssistant {
-			c.history[i].Content = heard
-			return
-		}
-	}
+	c.closing = true
+	c.history = append(c.history, llm.Message{Role: llm.RoleAssistant, Content: closingLine})
+	c.speak(ctx, fixedLine{text: closingLine, endCause: call.CauseMaxDuration})
 }
 
 // greet opens the call per firstMessageMode.
@@ -279,25 +195,37 @@ func (c *conversation) greet(ctx context.Context) {
 	case mode == "dynamic":
 		c.history = append(c.history, llm.Message{Role: llm.RoleUser,
 			Content: "(The " + strings.ToLower(c.live.Call.Direction) + " call has just been answered. Greet the caller.)"})
-		c.respond(ctx)
+		c.startReply(ctx, nil)
 	case c.live.Call.FirstMessage != nil && *c.live.Call.FirstMessage != "":
 		text := *c.live.Call.FirstMessage
 		c.history = append(c.history, llm.Message{Role: llm.RoleAssistant, Content: text})
-		c.say(ctx, text).close()
+		c.speak(ctx, fixedLine{text: text})
 	}
 }
 
-// finish lets the last words play, writes the metrics and ends the call.
-func (c *conversation) finish(ctx context.Context, cause string) {
-	if c.speaking != nil {
-		c.speaking.wait(ctx)
-		dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		_ = c.audio.Drain(dctx)
-		cancel()
+// finish stops what is under way, writes the summary and metrics, and
+// ends the call with the cause decided (none when the caller hung up).
+func (c *conversation) finish(ctx context.Context) {
+	if c.reply != nil {
+		if c.endCause == "" {
+			c.interrupt() // the caller hung up or the call was ended elsewhere
+		} else {
+			c.awaitReply(ctx)
+		}
+	}
+	if c.listening != nil {
+		c.listening.abandon()
+	}
+	for _, q := range c.queued { // heard, never answered
+		c.log.user(q.turnID, q.msg.Content, q.lang)
+		c.history = append(c.history, q.msg)
 	}
 	c.log.writeEnd(c.summarize(ctx), c.metrics)
-	if cause != "" {
-		c.live.End(cause)
+	switch {
+	case c.failure != "":
+		c.live.Fail(c.endCause, c.failure)
+	case c.endCause != "":
+		c.live.End(c.endCause)
 	}
 }
 
@@ -348,21 +276,4 @@ func language(a model.AgentConfig) string {
 	return "en"
 }
 
-// cutSentence splits off the first complete sentence of s.
-func cutSentence(s string) (sentence, rest string, ok bool) {
-	for i, r := range s {
-		if r == '.' || r == '!' || r == '?' || r == '\n' {
-			j := i + 1
-			if j < len(s) && s[j] != ' ' && s[j] != '\n' {
-				continue // "3.5", "e.g."
-			}
-			if j == len(s) {
-				return "", s, false // wait: the next delta may continue it
-			}
-			if sent := strings.TrimSpace(s[:j]); sent != "" {
-				return sent, strings.TrimLeft(s[j:], " \n"), true
-			}
-		}
-	}
-	return "", s, false
-}
+func (c *conversation) turnID() string { return fmt.Sprintf("turn-%d", c.turn) }

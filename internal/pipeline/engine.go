@@ -5,11 +5,13 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/provider/llm"
 	"github.com/parley-voice/parley/internal/provider/stt"
 	"github.com/parley-voice/parley/internal/provider/tts"
 	"github.com/parley-voice/parley/internal/store"
 	"github.com/parley-voice/parley/internal/telephony"
+	"github.com/parley-voice/parley/internal/webhook"
 )
 
 // Rate is the sample rate the engine works at: speech engines' native 16 kHz.
@@ -24,14 +26,43 @@ type Engine struct {
 	Logger *slog.Logger
 	// Model is the LLM model ("" = the client's default).
 	Model string
+	// Webhooks calls custom tools; Secret finds the organization's signing
+	// secret for them. Without Webhooks custom tools answer with an error.
+	Webhooks *webhook.Sender
+	Secret   func(ctx context.Context, orgID string) (string, error)
+	// Metrics receives per-turn latency (nil: not exported).
+	Metrics *Metrics
 	// Now is the clock (tests); default time.Now.
 	Now func() time.Time
 }
 
 // Run implements telephony.Conversation.
 func (e *Engine) Run(ctx context.Context, l *telephony.Live) {
-	c := newConversation(e, l)
+	c := newConversation(e, l, e.customTools(ctx, l.Call))
+	c.metrics.prom = e.Metrics
 	c.run(ctx)
+}
+
+// customTools are the agent's enabled custom tools. A store error leaves
+// the call without them rather than failing it.
+func (e *Engine) customTools(ctx context.Context, c model.Call) []model.CustomTool {
+	if e.Store == nil || c.AgentID == "" {
+		return nil
+	}
+	var out []model.CustomTool
+	err := e.Store.View(ctx, func(tx store.Tx) error {
+		byAgent, err := tx.ListCustomTools(ctx, c.OrgID, []string{c.AgentID})
+		for _, t := range byAgent[c.AgentID] {
+			if t.Enabled {
+				out = append(out, t)
+			}
+		}
+		return err
+	})
+	if err != nil {
+		e.log().Error("custom tools not loaded", "call_id", c.ID, "err", err)
+	}
+	return out
 }
 
 func (e *Engine) log() *slog.Logger {

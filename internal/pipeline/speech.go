@@ -14,6 +14,7 @@ import (
 type speech struct {
 	c      *conversation
 	turnID string
+	lat    *latency
 	ctx    context.Context
 	cancel context.CancelFunc
 	queue  chan string
@@ -23,7 +24,9 @@ type speech struct {
 	mu       sync.Mutex
 	parts    []part // each sentence and where its audio ends
 	written  time.Duration
-	stopped  bool
+	stopped  bool  // interrupted: nothing more goes to the line
+	logged   bool  // its transcript entry is written (in full, or what was heard)
+	err      error // speech synthesis failed
 	closeOne sync.Once
 }
 
@@ -32,9 +35,9 @@ type part struct {
 	end  time.Duration // cumulative audio up to the end of this sentence
 }
 
-func newSpeech(ctx context.Context, c *conversation, turnID string) *speech {
+func newSpeech(ctx context.Context, c *conversation, turnID string, lat *latency) *speech {
 	sctx, cancel := context.WithCancel(ctx)
-	s := &speech{c: c, turnID: turnID, ctx: sctx, cancel: cancel, queue: make(chan string, 64),
+	s := &speech{c: c, turnID: turnID, lat: lat, ctx: sctx, cancel: cancel, queue: make(chan string, 64),
 		synthd: make(chan struct{}), played: make(chan struct{})}
 	go s.synthesize()
 	return s
@@ -56,7 +59,11 @@ func (s *speech) synthesize() {
 		if s.ctx.Err() == nil {
 			_ = s.c.audio.Drain(s.ctx)
 		}
-		if !s.isStopped() {
+		s.mu.Lock()
+		full := !s.logged
+		s.logged = true
+		s.mu.Unlock()
+		if full {
 			s.c.log.assistant(s.turnID, s.text())
 		}
 		close(s.played)
@@ -68,19 +75,15 @@ func (s *speech) synthesize() {
 		if s.c.e.TTS == nil {
 			continue
 		}
-		st, err := s.c.e.TTS.Synthesize(s.ctx, tts.Request{Text: sentence, Language: language(s.c.agent), Voice: deref(s.c.agent.VoiceID), Speed: speed(s.c.agent)}, Rate,
-			func(pcm []int16) error {
-				if err := s.c.audio.Write(pcm); err != nil {
-					return err
-				}
-				s.mu.Lock()
-				s.written += time.Duration(len(pcm)) * time.Second / Rate
-				s.mu.Unlock()
-				return nil
-			})
+		s.lat.mark(stageTTSStart)
+		st, err := s.c.e.TTS.Synthesize(s.ctx, tts.Request{Text: sentence, Language: language(s.c.agent), Voice: deref(s.c.agent.VoiceID),
+			Speed: speed(s.c.agent), Temperature: s.c.agent.VoiceTemperature}, Rate, s.play)
 		s.c.metrics.addTTS(st)
 		if err != nil && s.ctx.Err() == nil {
 			s.c.e.log().Warn("speech failed", "call_id", s.c.live.Call.ID, "err", err)
+			s.mu.Lock()
+			s.err = err
+			s.mu.Unlock()
 		}
 		s.mu.Lock()
 		s.parts = append(s.parts, part{text: sentence, end: s.written})
@@ -88,10 +91,31 @@ func (s *speech) synthesize() {
 	}
 }
 
-func (s *speech) isStopped() bool {
+// play puts synthesized audio on the line, unless the caller has
+// interrupted: under the lock, so nothing follows an interruption's flush.
+func (s *speech) play(pcm []int16) error {
+	s.lat.mark(stageTTSFirstAudio)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.stopped
+	if s.stopped {
+		return context.Canceled
+	}
+	if err := s.c.audio.Write(pcm); err != nil {
+		return err
+	}
+	if s.written == 0 && s.lat != nil {
+		s.lat.mark(stageFirstAudio)
+		s.c.reportTurn(s.lat)
+	}
+	s.written += time.Duration(len(pcm)) * time.Second / Rate
+	return nil
+}
+
+// failure is the synthesis error, if any sentence could not be spoken.
+func (s *speech) failure() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
 }
 
 func (s *speech) text() string {
@@ -104,13 +128,19 @@ func (s *speech) text() string {
 	return strings.Join(b, " ")
 }
 
-// stop abandons the rest of the utterance (barge-in).
-func (s *speech) stop() {
+// stop abandons the rest of the utterance (barge-in); false when it had
+// already played in full (and was logged so).
+func (s *speech) stop() bool {
 	s.mu.Lock()
-	s.stopped = true
+	if s.logged {
+		s.mu.Unlock()
+		return false
+	}
+	s.stopped, s.logged = true, true
 	s.mu.Unlock()
 	s.cancel()
 	s.close()
+	return true
 }
 
 // heard is the text the caller heard, given how much queued audio was
@@ -154,11 +184,4 @@ func (s *speech) wait(ctx context.Context) {
 	case <-s.played:
 	case <-ctx.Done():
 	}
-}
-
-func deref(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
 }

@@ -3,78 +3,146 @@ package pipeline
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/parley-voice/parley/internal/call"
 	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/provider/llm"
+	"github.com/parley-voice/parley/internal/telephony"
 )
 
 // The system tools, offered only when the agent enables them.
 const (
 	toolEndCall    = "end_call"
 	toolPressDigit = "press_digit"
+	toolTransfer   = "transfer_to_number"
 )
 
-func tools(a model.AgentConfig) []llm.Tool {
+// toolDefs are the functions the model may call on this call: the system
+// tools the agent enables, then its enabled custom tools.
+func (c *conversation) toolDefs() []llm.Tool {
+	a := c.agent
 	var out []llm.Tool
-	if a.EndCallEnabled != nil && *a.EndCallEnabled {
-		desc := "End the call when the conversation is over: the caller said goodbye or asked to hang up. Say goodbye first."
-		if a.EndCallRulesOverride != nil && *a.EndCallRulesOverride != "" {
-			desc = *a.EndCallRulesOverride
-		}
-		out = append(out, llm.Tool{Name: toolEndCall, Description: desc,
-			Parameters: map[string]any{"type": "object", "properties": map[string]any{}}})
+	if on(a.EndCallEnabled) {
+		out = append(out, llm.Tool{Name: toolEndCall,
+			Description: or(a.EndCallRulesOverride, "End the call when the conversation is over: the caller said goodbye or asked to hang up. Say goodbye first."),
+			Parameters:  map[string]any{"type": "object", "properties": map[string]any{}}})
 	}
-	if a.PlayKeypadTouchToneEnabled != nil && *a.PlayKeypadTouchToneEnabled {
-		desc := "Press keys on the phone keypad (DTMF), e.g. to navigate an automated menu."
-		if a.PlayKeypadTouchToneDescriptionOverride != nil && *a.PlayKeypadTouchToneDescriptionOverride != "" {
-			desc = *a.PlayKeypadTouchToneDescriptionOverride
-		}
-		out = append(out, llm.Tool{Name: toolPressDigit, Description: desc, Parameters: map[string]any{
-			"type": "object", "required": []any{"digits"},
-			"properties": map[string]any{"digits": map[string]any{"type": "string", "pattern": "^[0-9*#A-D]{1,32}$",
-				"description": "the keys to press, in order"}},
-		}})
+	if on(a.TransferEnabled) && len(a.TransferRoutes) > 0 {
+		out = append(out, transferTool(a))
+	}
+	if on(a.PlayKeypadTouchToneEnabled) {
+		out = append(out, llm.Tool{Name: toolPressDigit,
+			Description: or(a.PlayKeypadTouchToneDescriptionOverride, "Press keys on the phone keypad (DTMF), e.g. to navigate an automated menu."),
+			Parameters: map[string]any{
+				"type": "object", "required": []any{"digits"},
+				"properties": map[string]any{"digits": map[string]any{"type": "string", "pattern": "^[0-9*#A-D]{1,32}$",
+					"description": "the keys to press, in order"}},
+			}})
+	}
+	for _, t := range c.tools {
+		out = append(out, customToolDef(t))
 	}
 	return out
 }
 
-// runTools runs the model's tool calls; false when the call is ending or
-// the model need not be asked again.
-func (c *conversation) runTools(ctx context.Context, calls []llm.ToolCall) bool {
-	again := false
+// transferTool offers the agent's transfer routes: the model picks the
+// destination whose condition the conversation meets.
+func transferTool(a model.AgentConfig) llm.Tool {
+	var numbers []any
+	var routes []string
+	for _, r := range a.TransferRoutes {
+		numbers = append(numbers, r.ToNumber)
+		routes = append(routes, fmt.Sprintf("%s when %s", r.ToNumber, r.Condition))
+	}
+	desc := "Transfer the caller to a person at one of these numbers, choosing the one whose condition is met: " +
+		strings.Join(routes, "; ") + ". Tell the caller you are transferring them first."
+	return llm.Tool{Name: toolTransfer, Description: or(a.TransferDescriptionOverride, desc), Parameters: map[string]any{
+		"type": "object", "required": []any{"to_number"},
+		"properties": map[string]any{"to_number": map[string]any{"type": "string", "enum": numbers,
+			"description": "the destination, E.164"}},
+	}}
+}
+
+// runTools runs the model's tool calls and returns their results for the
+// history; again is whether the model should be asked to go on.
+func (r *reply) runTools(calls []llm.ToolCall) (results []llm.Message, again bool) {
+	c := r.c
 	for _, tc := range calls {
 		var out string
-		switch tc.Name {
-		case toolEndCall:
+		logged := false
+		switch {
+		case tc.Name == toolEndCall && on(c.agent.EndCallEnabled):
 			out = "the call is ending"
-			c.endCause = call.CauseEndCallTool
-		case toolPressDigit:
-			out = c.pressDigits(ctx, tc.Arguments)
+			r.endCause = call.CauseEndCallTool
+		case tc.Name == toolPressDigit && on(c.agent.PlayKeypadTouchToneEnabled):
+			out = r.pressDigits(tc.Arguments)
 			again = true
+		case tc.Name == toolTransfer && on(c.agent.TransferEnabled):
+			out, logged = r.transfer(tc.Arguments)
+			again = r.endCause == ""
 		default:
-			out = "error: no tool named " + tc.Name
+			if t, ok := c.customTool(tc.Name); ok {
+				out = r.callCustomTool(t, tc.Arguments)
+			} else {
+				out = "error: no tool named " + tc.Name
+			}
 			again = true
 		}
-		c.log.tool(c.turnID(), tc, out)
-		c.history = append(c.history, llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, Content: out})
+		if !logged {
+			c.log.tool(r.turnID, tc, out)
+		}
+		results = append(results, llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, Content: out})
 	}
-	return again && c.endCause == ""
+	return results, again
 }
 
 // pressDigits plays the digits the model asked for (RFC 4733).
-func (c *conversation) pressDigits(ctx context.Context, args string) string {
+func (r *reply) pressDigits(args string) string {
 	var a struct {
 		Digits string `json:"digits"`
 	}
 	if err := json.Unmarshal([]byte(args), &a); err != nil || a.Digits == "" || len(a.Digits) > 32 {
 		return "error: give the keys to press as {\"digits\": \"123#\"}"
 	}
-	if err := c.live.Session.SendDigits(ctx, a.Digits); err != nil {
+	if err := r.c.live.Session.SendDigits(r.ctx, a.Digits); err != nil {
 		return "error: " + err.Error()
 	}
 	return "pressed " + a.Digits
+}
+
+// transfer hands the caller to one of the agent's routes through the
+// telephony layer, which writes the tool entry (logged = true) once it
+// knows how it went. The caller cannot interrupt it.
+func (r *reply) transfer(args string) (out string, logged bool) {
+	c := r.c
+	var a struct {
+		ToNumber string `json:"to_number"`
+	}
+	if err := json.Unmarshal([]byte(args), &a); err != nil || a.ToNumber == "" {
+		return `error: give the destination as {"to_number": "+15550001234"}`, false
+	}
+	known := false
+	for _, rt := range c.agent.TransferRoutes {
+		known = known || rt.ToNumber == a.ToNumber
+	}
+	if !known {
+		return "error: " + a.ToNumber + " is not one of the transfer destinations", false
+	}
+	mode := deref(c.agent.TransferMode)
+	warm := telephony.WarmTransfer{TurnID: r.turnID}
+	if mode == telephony.TransferWarm {
+		warm.Speaker = speaker{c.e, c.agent}
+		warm.Summary = c.transferSummary(r.ctx, append(r.base[:len(r.base):len(r.base)], r.added...))
+	}
+	r.setPinned(true)
+	defer r.setPinned(false)
+	if err := c.live.Transfer(context.WithoutCancel(r.ctx), a.ToNumber, mode, warm); err != nil {
+		return "transfer failed: " + err.Error() + ". The caller is still with you.", c.live.CanTransfer()
+	}
+	r.endCause = call.CauseTransferred
+	return "transferred to " + a.ToNumber, true
 }
 
 // systemPrompt is the agent's rendered prompt with what the model must know
@@ -92,4 +160,21 @@ func speed(a model.AgentConfig) float64 {
 		return *a.VoiceSpeed
 	}
 	return 1
+}
+
+func on(b *bool) bool { return b != nil && *b }
+
+// or is *s when set and not empty, else def.
+func or(s *string, def string) string {
+	if s != nil && *s != "" {
+		return *s
+	}
+	return def
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
 }

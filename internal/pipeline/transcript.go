@@ -65,12 +65,41 @@ func (t *transcriptLog) tool(turnID string, c llm.ToolCall, output string) {
 		"tool": map[string]any{"name": c.Name, "args": c.Arguments}, "result": map[string]any{"output": output}})
 }
 
-// metrics are the seed's usage figures for the call.
+// metrics are the seed's usage figures for the call, plus Parley's own:
+// turn_latency (one entry per answered turn, see latency.figures) and
+// interruptions (how fast each barge-in silenced the agent).
 type metrics struct {
 	mu                                    sync.Mutex
 	promptTokens, completionTokens, cache int
 	sttAudio, ttsAudio                    time.Duration
 	ttsChars                              int
+	turns                                 []map[string]any
+	interruptions                         []float64 // ms from the threshold frame to the audio stopped
+	prom                                  *Metrics
+}
+
+func (m *metrics) addSTT(d time.Duration) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.sttAudio += d
+}
+
+func (m *metrics) addTurn(id string, f map[string]float64) {
+	e := map[string]any{"turnId": id}
+	for k, v := range f {
+		e[k] = v
+	}
+	m.mu.Lock()
+	m.turns = append(m.turns, e)
+	m.mu.Unlock()
+	m.prom.observeTurn(f)
+}
+
+func (m *metrics) interrupted(d time.Duration) {
+	m.mu.Lock()
+	m.interruptions = append(m.interruptions, float64(d.Microseconds())/1000)
+	m.mu.Unlock()
+	m.prom.observeInterrupt(d)
 }
 
 func (m *metrics) addLLM(u llm.Usage) {
@@ -96,6 +125,8 @@ func (m *metrics) doc() map[string]any {
 		"llm_prompt_cached_tokens": m.cache, "llm_input_audio_tokens": 0, "llm_output_audio_tokens": 0,
 		"stt_audio_duration": m.sttAudio.Seconds(), "tts_audio_duration": m.ttsAudio.Seconds(),
 		"tts_characters_count": m.ttsChars,
+		"turn_latency":         append([]map[string]any{}, m.turns...),
+		"interruption_stop_ms": append([]float64{}, m.interruptions...),
 	}
 }
 

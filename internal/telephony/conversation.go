@@ -51,3 +51,18 @@ func (l *Live) End(cause string) {
 	}
 	l.line.Hangup(cause)
 }
+
+// Fail ends the call from our side as FAILED with cause and a message for
+// the record's errorMessage (a speech or language provider that stopped
+// working, say). On an in-memory Live it calls the end function with cause.
+func (l *Live) Fail(cause, message string) {
+	if l.line == nil {
+		l.end(cause)
+		return
+	}
+	l.line.hangup(cause, model.CallFailed, message)
+}
+
+// CanTransfer reports whether the call is on a telephone line that can be
+// transferred (an in-memory Live cannot).
+func (l *Live) CanTransfer() bool { return l.line != nil }

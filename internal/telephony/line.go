@@ -26,6 +26,7 @@ type line struct {
 	mu       sync.Mutex
 	cause    string // our side's hang-up cause, first wins
 	status   string // final status for cause ("" = COMPLETED)
+	errMsg   string // why, when the status is FAILED
 	result   call.Result
 	detached bool // a transfer took the leg over: its end is not ours
 }
@@ -99,7 +100,7 @@ func (l *line) finish() {
 		if st == "" {
 			st = model.CallCompleted
 		}
-		l.result = call.Result{Status: st, HangupCause: l.cause}
+		l.result = call.Result{Status: st, HangupCause: l.cause, ErrorMessage: l.errMsg}
 	case end.Remote:
 		l.result = call.Result{Status: model.CallCompleted, HangupCause: call.CauseUserEnded}
 	default:
@@ -124,10 +125,13 @@ func (l *line) RecordingURL() string { return l.url }
 
 // Hangup implements call.Line: our side ends the call; the first cause
 // wins (a transfer sets its own before the legs are hung up).
-func (l *line) Hangup(cause string) {
+func (l *line) Hangup(cause string) { l.hangup(cause, "", "") }
+
+// hangup ends the call with cause and, when status is FAILED, the reason.
+func (l *line) hangup(cause, status, errMsg string) {
 	l.mu.Lock()
 	if l.cause == "" {
-		l.cause = cause
+		l.cause, l.status, l.errMsg = cause, status, errMsg
 	}
 	l.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

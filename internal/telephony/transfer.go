@@ -34,6 +34,9 @@ type WarmTransfer struct {
 	Summary string
 	// Speaker voices the messages; nil skips them (only hold music plays).
 	Speaker Speaker
+	// TurnID labels the transfer's transcript entry (the conversation's
+	// turn); "" numbers it tool-N. Used by cold transfers too.
+	TurnID string
 }
 
 // referWait bounds the wait for the far end's NOTIFY after a REFER.
@@ -63,7 +66,7 @@ func (l *Live) Transfer(ctx context.Context, number, mode string, warm WarmTrans
 	if err != nil {
 		out = "transfer failed: " + err.Error()
 	}
-	ln.p.appendTool(l.Call, "transfer_to_number", map[string]any{"to_number": number, "mode": modeOrCold(mode)}, out)
+	ln.p.appendTool(l.Call, warm.TurnID, "transfer_to_number", map[string]any{"to_number": number, "mode": modeOrCold(mode)}, out)
 	return err
 }
 
@@ -182,7 +185,7 @@ func (ln *line) bridge(dest *sipua.Leg, keepRecording bool) {
 }
 
 // appendTool adds a tool_call entry to the call's transcript.
-func (p *Phone) appendTool(c model.Call, name string, args map[string]any, output string) {
+func (p *Phone) appendTool(c model.Call, turnID, name string, args map[string]any, output string) {
 	argsJSON, _ := json.Marshal(args)
 	ctx := context.Background()
 	err := p.Store.Update(ctx, func(tx store.Tx) error {
@@ -194,9 +197,12 @@ func (p *Phone) appendTool(c model.Call, name string, args map[string]any, outpu
 		if cur.StartedAt != nil {
 			at = time.Since(*cur.StartedAt).Seconds()
 		}
+		if turnID == "" {
+			turnID = fmt.Sprintf("tool-%d", len(cur.Transcript))
+		}
 		return tx.AppendTranscript(ctx, c.OrgID, c.ID, []map[string]any{{ // seq: set by the store
 			"at": float64(int(at*1000)) / 1000, "role": "tool", "type": "tool_call",
-			"turnId": fmt.Sprintf("tool-%d", len(cur.Transcript)),
+			"turnId": turnID,
 			"tool":   map[string]any{"name": name, "args": string(argsJSON)},
 			"result": map[string]any{"output": output},
 		}}, model.Now())

@@ -1,0 +1,95 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"net/url"
+	"time"
+	"unicode/utf8"
+
+	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/provider/llm"
+	"github.com/parley-voice/parley/internal/webhook"
+)
+
+// maxToolResult is how much of a custom tool's response the model gets.
+const maxToolResult = 16 << 10
+
+// customToolDef offers a custom tool as a function. Its schema is the
+// function's JSON Schema parameters, or a whole function definition
+// ({description, parameters}) when it has a "parameters" key.
+func customToolDef(t model.CustomTool) llm.Tool {
+	params, desc := t.Schema, deref(t.Description)
+	if p, ok := t.Schema["parameters"].(map[string]any); ok {
+		params = p
+		if d, ok := t.Schema["description"].(string); ok && desc == "" {
+			desc = d
+		}
+	}
+	if params == nil {
+		params = map[string]any{"type": "object", "properties": map[string]any{}}
+	}
+	return llm.Tool{Name: t.Name, Description: desc, Parameters: params}
+}
+
+func (c *conversation) customTool(name string) (model.CustomTool, bool) {
+	for _, t := range c.tools {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return model.CustomTool{}, false
+}
+
+// callCustomTool calls the tool's webhook, as conventions.md describes:
+// POST {"event":"custom_tool","callId","agentId","tool","args"} (or the
+// raw args with sendRawRequestBody), the tool's headers and query
+// parameters, signed like every webhook, bounded by its timeout and the
+// SSRF guard. The response body, cut at 16 KiB, is the result.
+func (r *reply) callCustomTool(t model.CustomTool, args string) string {
+	c := r.c
+	if c.e.Webhooks == nil {
+		return "error: custom tools are not available on this server"
+	}
+	var parsed map[string]any
+	if args == "" {
+		args = "{}"
+	}
+	if err := json.Unmarshal([]byte(args), &parsed); err != nil {
+		return "error: the arguments must be a JSON object"
+	}
+	var body []byte
+	if t.SendRawRequestBody {
+		body, _ = json.Marshal(parsed)
+	} else {
+		body, _ = json.Marshal(map[string]any{"event": webhook.EventCustomTool, "callId": c.live.Call.ID,
+			"agentId": c.live.Call.AgentID, "tool": t.Name, "args": parsed})
+	}
+	d := webhook.Delivery{Event: webhook.EventCustomTool, URL: t.WebhookURL, Body: body,
+		Query: url.Values{}, MaxResponse: maxToolResult}
+	for _, h := range t.Headers {
+		d.Headers = append(d.Headers, webhook.Header{Key: h.Key, Value: h.Value})
+	}
+	for _, q := range t.QueryParams {
+		d.Query.Add(q.Key, q.Value)
+	}
+	if t.TimeoutSeconds != nil && *t.TimeoutSeconds > 0 {
+		d.Timeout = time.Duration(*t.TimeoutSeconds) * time.Second
+	}
+	if c.e.Secret != nil {
+		secret, err := c.e.Secret(context.WithoutCancel(r.ctx), c.live.Call.OrgID)
+		if err != nil {
+			c.e.log().Error("custom tool: signing secret", "call_id", c.live.Call.ID, "err", err)
+		}
+		d.Secret = secret
+	}
+	res := c.e.Webhooks.Deliver(r.ctx, d)
+	if !res.Sent {
+		return "error: " + res.Err.Error()
+	}
+	out := res.Body
+	for !utf8.Valid(out) && len(out) > 0 && res.Truncated { // do not cut a character in two
+		out = out[:len(out)-1]
+	}
+	return string(out)
+}

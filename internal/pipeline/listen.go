@@ -1,0 +1,222 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/parley-voice/parley/internal/provider/llm"
+	"github.com/parley-voice/parley/internal/provider/stt"
+)
+
+// onFrame runs voice activity detection on one caller frame: the caller's
+// utterance is streamed to the recognizer as it is spoken, speech past the
+// interruption threshold stops the agent, and the end of the utterance
+// ends the caller's turn.
+func (c *conversation) onFrame(ctx context.Context, f frame) {
+	v := c.vad.Process(f.pcm)
+	now := c.e.now()
+	if v.Speech {
+		c.lastSpeechAt = f.at
+	}
+	if v.Talking || v.End {
+		c.lastHeard = now
+		c.nudged = false
+	}
+	if c.closing {
+		return
+	}
+	if v.Talking && c.listening == nil {
+		c.listening = c.transcribe(ctx)
+	}
+	if c.listening != nil && (v.Talking || v.End) {
+		c.listening.write(f.pcm)
+	}
+	if c.reply != nil && v.Talking && v.Length >= c.interruptAfter() && c.interruptible() {
+		c.metrics.interrupted(c.interrupt().Sub(f.at))
+	}
+	if !v.End || c.listening == nil {
+		return
+	}
+	t := c.listening
+	c.listening = nil
+	if c.reply != nil {
+		if v.Length < c.interruptAfter() || c.reply.pinned() {
+			t.abandon() // a backchannel ("mm-hm") while we talk, or a transfer under way: not a turn
+			return
+		}
+		t.deferred = true // interruptions are off: heard after the agent's turn
+	}
+	t.lat = newLatency(c.lastSpeechAt, time.Now())
+	t.finish()
+}
+
+func (c *conversation) interruptAfter() time.Duration {
+	return time.Duration(c.agent.InterruptionThresholdMs) * time.Millisecond
+}
+
+// interruptible: the caller may stop the agent (disableInterruptions off,
+// and no transfer under way).
+func (c *conversation) interruptible() bool {
+	if c.agent.DisableInterruptions != nil && *c.agent.DisableInterruptions {
+		return false
+	}
+	return !c.reply.pinned()
+}
+
+// transcription is one caller utterance on its way to text.
+type transcription struct {
+	frames   chan []int16
+	cancel   context.CancelFunc
+	lat      *latency // set when the utterance ended as a turn
+	deferred bool     // heard while the agent kept talking
+	ended    bool     // no more frames
+}
+
+// heard is a finished transcription.
+type heard struct {
+	t   *transcription
+	res stt.Result
+	err error
+}
+
+// transcribe starts transcribing the utterance that began: streamed as it
+// is spoken when the recognizer can (the text is then ready moments after
+// the turn ends), otherwise in one piece at the end.
+func (c *conversation) transcribe(ctx context.Context) *transcription {
+	tctx, cancel := context.WithCancel(ctx)
+	t := &transcription{frames: make(chan []int16, 3000), cancel: cancel}
+	if c.e.STT == nil {
+		return t
+	}
+	go func() {
+		res, err := recognize(tctx, c.e.STT, t.frames, language(c.agent))
+		if tctx.Err() != nil {
+			return // abandoned
+		}
+		select {
+		case c.heard <- heard{t, res, err}:
+		case <-tctx.Done():
+		}
+	}()
+	return t
+}
+
+func (t *transcription) write(pcm []int16) {
+	select {
+	case t.frames <- pcm:
+	default: // over a minute of speech: the rest is not transcribed
+	}
+}
+
+// finish ends the utterance: its text comes back on the heard channel.
+func (t *transcription) finish() {
+	t.ended = true
+	close(t.frames)
+}
+
+// abandon drops the utterance (a backchannel, or the call is ending).
+func (t *transcription) abandon() {
+	t.cancel()
+	if !t.ended {
+		t.finish()
+	}
+}
+
+func recognize(ctx context.Context, r stt.Recognizer, frames <-chan []int16, lang string) (stt.Result, error) {
+	if s, ok := r.(stt.Streamer); ok {
+		st, err := s.Open(ctx, Rate, lang)
+		if err != nil {
+			for range frames { // let the utterance end before answering
+			}
+			return stt.Result{}, err
+		}
+		var werr error
+		for f := range frames {
+			if werr == nil {
+				werr = st.Write(f)
+			}
+		}
+		return st.Close()
+	}
+	var pcm []int16
+	for f := range frames {
+		pcm = append(pcm, f...)
+	}
+	if len(pcm) == 0 {
+		return stt.Result{}, nil
+	}
+	res, err := r.Transcribe(ctx, pcm, Rate, lang)
+	if res.Audio == 0 {
+		res.Audio = stt.Duration(len(pcm), Rate)
+	}
+	return res, err
+}
+
+// onHeard takes a finished transcription: the caller's turn.
+func (c *conversation) onHeard(ctx context.Context, h heard) {
+	h.t.cancel()
+	c.metrics.addSTT(h.res.Audio)
+	if c.closing {
+		return
+	}
+	if h.err != nil {
+		c.e.log().Warn("transcription failed", "call_id", c.live.Call.ID, "err", h.err)
+		c.providerFailed(ctx, "speech recognition", h.err, "Sorry, I didn't catch that. Could you say it again?")
+		return
+	}
+	text := strings.TrimSpace(h.res.Text)
+	if text == "" {
+		return // noise, or nothing the recognizer could make out
+	}
+	c.failures = 0
+	h.t.lat.mark(stageSTT)
+	c.turn++
+	msg := llm.Message{Role: llm.RoleUser, Content: text}
+	if h.t.deferred && c.reply != nil {
+		// Logged when the agent's turn is over: the transcript reads in
+		// the order the agent took things in.
+		c.queued = append(c.queued, queuedTurn{msg, c.turnID(), h.res.Language})
+		return
+	}
+	c.log.user(c.turnID(), text, h.res.Language)
+	if c.reply != nil {
+		c.interrupt() // a reply to something else (a nudge) is moot now
+	}
+	c.history = append(c.history, msg)
+	c.startReply(ctx, h.t.lat)
+}
+
+// queuedTurn is a caller turn heard while the agent could not be
+// interrupted.
+type queuedTurn struct {
+	msg    llm.Message
+	turnID string
+	lang   string
+}
+
+// providerFailCause ends a call whose providers keep failing.
+const providerFailCause = "PROVIDER_ERROR"
+
+// maxFailures is how many provider failures in a row end the call.
+const maxFailures = 3
+
+// providerFailed handles a failed provider request: an apology while the
+// call can still recover, then, after maxFailures in a row, the end of the
+// call, FAILED with the cause.
+func (c *conversation) providerFailed(ctx context.Context, what string, err error, apology string) {
+	if errors.Is(err, context.Canceled) {
+		return
+	}
+	c.failures++
+	if c.failures >= maxFailures {
+		c.endCause = providerFailCause
+		c.failure = what + " failed " + strconv.Itoa(c.failures) + " times in a row: " + err.Error()
+		return
+	}
+	if c.reply == nil && apology != "" {
+		c.speak(ctx, fixedLine{text: apology})
+	}
+}

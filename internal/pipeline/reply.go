@@ -1,0 +1,298 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/parley-voice/parley/internal/provider/llm"
+)
+
+// reply is one agent turn on its own goroutine: the model's answer spoken
+// sentence by sentence, its tool calls run, until the model is done and
+// the last word has played; or a fixed line. The loop reads its results
+// once done is closed, or cancels it (the caller interrupted).
+type reply struct {
+	c      *conversation
+	ctx    context.Context
+	cancel context.CancelFunc
+	turnID string
+	lat    *latency   // nil for turns that answer no caller speech
+	fixed  *fixedLine // nil: ask the model
+	base   []llm.Message
+	done   chan struct{}
+
+	// Written by the reply's goroutine, read by the loop after done.
+	added    []llm.Message // what this turn adds to the history
+	endCause string
+	failed   error // the model failed (the loop decides what next)
+	mute     error // speech synthesis failed: the caller heard nothing of some of it
+
+	mu     sync.Mutex
+	speech *speech // the utterance playing or being prepared
+	pin    int     // > 0 while a tool the caller must not interrupt runs (a transfer)
+}
+
+// fixedLine is a turn with known words: a greeting, an apology, the
+// closing line, a voicemail message. The call ends with endCause once it
+// has played ("" = it goes on).
+type fixedLine struct {
+	text     string
+	endCause string
+}
+
+var errNoLLM = errors.New("no language model is configured: set --llm-base-url (PARLEY_LLM_BASE_URL)")
+
+// startReply starts the agent's turn: the model answers the history.
+func (c *conversation) startReply(ctx context.Context, lat *latency) {
+	c.begin(ctx, lat, nil)
+}
+
+// speak starts a turn that says a fixed line.
+func (c *conversation) speak(ctx context.Context, f fixedLine) {
+	c.begin(ctx, nil, &f)
+}
+
+func (c *conversation) begin(ctx context.Context, lat *latency, f *fixedLine) {
+	rctx, cancel := context.WithCancel(ctx)
+	r := &reply{c: c, ctx: rctx, cancel: cancel, turnID: c.turnID(), lat: lat, fixed: f,
+		base: append([]llm.Message(nil), c.history...), done: make(chan struct{})}
+	if lat != nil {
+		lat.turnID = r.turnID
+	}
+	c.reply = r
+	go func() {
+		defer close(r.done)
+		if f != nil {
+			r.sayFixed()
+			return
+		}
+		r.converse()
+	}()
+}
+
+// replyDone is the current reply's done channel (nil, never ready, when
+// the agent is idle).
+func (c *conversation) replyDone() <-chan struct{} {
+	if c.reply == nil {
+		return nil
+	}
+	return c.reply.done
+}
+
+// onReplied takes a finished turn into the history.
+func (c *conversation) onReplied(ctx context.Context) {
+	r := c.reply
+	c.reply = nil
+	r.cancel()
+	c.history = append(c.history, r.added...)
+	c.lastHeard = c.e.now() // silence counts from the end of our turn
+	switch {
+	case r.endCause != "":
+		c.endCause = r.endCause
+		return
+	case errors.Is(r.failed, errNoLLM):
+		c.endCause, c.failure = providerFailCause, r.failed.Error()
+		return
+	case r.failed != nil:
+		c.e.log().Warn("model failed", "call_id", c.live.Call.ID, "err", r.failed)
+		c.providerFailed(ctx, "the language model", r.failed, "Sorry, I am having trouble right now. Please give me a moment and say that again.")
+		return
+	case r.mute != nil:
+		c.providerFailed(ctx, "speech synthesis", r.mute, "Sorry, something went wrong on my side. Could you repeat that?")
+		return
+	case r.fixed == nil:
+		c.failures = 0
+	}
+	if len(c.queued) > 0 && !c.closing {
+		for _, q := range c.queued {
+			c.log.user(q.turnID, q.msg.Content, q.lang)
+			c.history = append(c.history, q.msg)
+		}
+		c.queued = nil
+		c.startReply(ctx, nil)
+	}
+}
+
+// interrupt stops the agent now: its queued audio is dropped within the
+// frame, and the history and transcript keep only what the caller heard.
+// It returns when the audio stopped.
+func (c *conversation) interrupt() time.Time {
+	r := c.reply
+	c.reply = nil
+	s := r.current()
+	stopped := s != nil && s.stop() // false: it had already played in full
+	unplayed := c.audio.Flush()
+	silenced := time.Now()
+	r.cancel()
+	<-r.done
+	c.history = append(c.history, r.added...)
+	if stopped {
+		heard := s.heard(unplayed)
+		c.log.assistantHeard(s, heard)
+		c.replaceLastAssistant(heard)
+	}
+	c.lastHeard = c.e.now()
+	return silenced
+}
+
+// awaitReply lets the turn under way finish (the call is ending after it).
+func (c *conversation) awaitReply(ctx context.Context) {
+	select {
+	case <-c.reply.done:
+		c.onReplied(ctx)
+	case <-ctx.Done():
+		c.interrupt()
+	}
+}
+
+func (c *conversation) replaceLastAssistant(heard string) {
+	for i := len(c.history) - 1; i >= 0; i-- {
+		m := c.history[i]
+		if m.Role != llm.RoleAssistant {
+			continue
+		}
+		if heard == "" && len(m.ToolCalls) == 0 {
+			c.history = append(c.history[:i], c.history[i+1:]...) // nothing of it was heard
+			return
+		}
+		c.history[i].Content = heard
+		return
+	}
+}
+
+func (r *reply) current() *speech {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.speech
+}
+
+// pinned: a tool the caller must not interrupt is running.
+func (r *reply) pinned() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.pin > 0
+}
+
+func (r *reply) setPinned(on bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if on {
+		r.pin++
+	} else {
+		r.pin--
+	}
+}
+
+// newSpeech starts the next utterance of this turn.
+func (r *reply) newSpeech() *speech {
+	s := newSpeech(r.ctx, r.c, r.turnID, r.lat)
+	r.mu.Lock()
+	r.speech = s
+	r.mu.Unlock()
+	return s
+}
+
+func (r *reply) sayFixed() {
+	s := r.newSpeech()
+	s.add(r.fixed.text)
+	s.close()
+	s.wait(r.ctx)
+	r.mute = s.failure()
+	if r.ctx.Err() == nil {
+		r.endCause = r.fixed.endCause
+	}
+}
+
+// maxToolRounds bounds how often the model may call tools in one turn.
+const maxToolRounds = 4
+
+// converse asks the model, speaks its answer as it streams and runs the
+// tools it calls, round after round, until it answers without tools.
+func (r *reply) converse() {
+	c := r.c
+	if c.e.LLM == nil {
+		r.failed = errNoLLM
+		return
+	}
+	for range maxToolRounds {
+		s := r.newSpeech()
+		var pending strings.Builder
+		first := true
+		r.lat.mark(stageLLMStart)
+		res, err := c.e.LLM.Stream(r.ctx, llm.Request{
+			Model: c.e.Model, Messages: append(r.base[:len(r.base):len(r.base)], r.added...), Tools: c.toolDefs(),
+			Temperature: c.agent.LLMTemperature, ReasoningEffort: deref(c.agent.LLMReasoningEffort),
+		}, func(delta string) error {
+			if first {
+				first = false
+				r.lat.mark(stageLLMFirstToken)
+			}
+			pending.WriteString(delta)
+			for {
+				sentence, rest, ok := cutSentence(pending.String())
+				if !ok {
+					return nil
+				}
+				s.add(sentence)
+				pending.Reset()
+				pending.WriteString(rest)
+			}
+		})
+		if tail := strings.TrimSpace(pending.String()); tail != "" && err == nil {
+			s.add(tail)
+		}
+		s.close()
+		c.metrics.addLLM(res.Usage)
+		if err != nil {
+			if r.ctx.Err() != nil { // interrupted: the loop keeps what was heard
+				if res.Text != "" {
+					r.added = append(r.added, llm.Message{Role: llm.RoleAssistant, Content: res.Text})
+				}
+				return
+			}
+			s.wait(r.ctx) // what was said before the failure still plays
+			r.failed = err
+			return
+		}
+		msg := llm.Message{Role: llm.RoleAssistant, Content: res.Text, ToolCalls: res.ToolCalls}
+		s.wait(r.ctx) // what is said before a tool call comes first
+		if r.mute = s.failure(); r.mute != nil {
+			return
+		}
+		if len(res.ToolCalls) == 0 || r.ctx.Err() != nil {
+			if res.Text != "" {
+				msg.ToolCalls = nil
+				r.added = append(r.added, msg)
+			}
+			return
+		}
+		results, again := r.runTools(res.ToolCalls)
+		r.added = append(r.added, msg)
+		r.added = append(r.added, results...)
+		if !again || r.endCause != "" || r.ctx.Err() != nil {
+			return
+		}
+	}
+}
+
+// cutSentence splits off the first complete sentence of s.
+func cutSentence(s string) (sentence, rest string, ok bool) {
+	for i, r := range s {
+		if r == '.' || r == '!' || r == '?' || r == '\n' {
+			j := i + 1
+			if j < len(s) && s[j] != ' ' && s[j] != '\n' {
+				continue // "3.5", "e.g."
+			}
+			if j == len(s) {
+				return "", s, false // wait: the next delta may continue it
+			}
+			if sent := strings.TrimSpace(s[:j]); sent != "" {
+				return sent, strings.TrimLeft(s[j:], " \n"), true
+			}
+		}
+	}
+	return "", s, false
+}

@@ -1,0 +1,69 @@
+package pipeline
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/parley-voice/parley/internal/media"
+	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/provider/llm"
+	"github.com/parley-voice/parley/internal/provider/tts"
+)
+
+// speaker is the agent's voice for a warm transfer's messages (the hold
+// message to the caller, the introduction to the destination).
+type speaker struct {
+	e     *Engine
+	agent model.AgentConfig
+}
+
+// Say implements telephony.Speaker: text synthesized onto s, played out.
+func (v speaker) Say(ctx context.Context, s media.Session, text string) error {
+	if v.e.TTS == nil {
+		return nil
+	}
+	a := s.Audio(Rate)
+	_, err := v.e.TTS.Synthesize(ctx, tts.Request{Text: text, Language: language(v.agent), Voice: deref(v.agent.VoiceID),
+		Speed: speed(v.agent), Temperature: v.agent.VoiceTemperature}, Rate, a.Write)
+	if err != nil {
+		return err
+	}
+	return a.Drain(ctx)
+}
+
+// transferSummaryTimeout bounds writing the summary the destination of a
+// warm transfer hears; the caller is waiting.
+const transferSummaryTimeout = 5 * time.Second
+
+// transferSummary is what the destination of a warm transfer is told: the
+// model's answer to warmTransferConfig.summaryPrompt over the conversation
+// so far ("" without a prompt, a model, or in time).
+func (c *conversation) transferSummary(ctx context.Context, history []llm.Message) string {
+	cfg := c.agent.WarmTransferConfig
+	if c.e.LLM == nil || cfg == nil || cfg.SummaryPrompt == nil || *cfg.SummaryPrompt == "" {
+		return ""
+	}
+	var lines []string
+	for _, m := range history[1:] {
+		if (m.Role == llm.RoleUser || m.Role == llm.RoleAssistant) && m.Content != "" && !strings.HasPrefix(m.Content, "(") {
+			who := "Caller"
+			if m.Role == llm.RoleAssistant {
+				who = "Agent"
+			}
+			lines = append(lines, who+": "+m.Content)
+		}
+	}
+	sctx, cancel := context.WithTimeout(ctx, transferSummaryTimeout)
+	defer cancel()
+	res, err := c.e.LLM.Stream(sctx, llm.Request{Model: c.e.Model, Messages: []llm.Message{
+		{Role: llm.RoleSystem, Content: *cfg.SummaryPrompt},
+		{Role: llm.RoleUser, Content: strings.Join(lines, "\n")},
+	}}, func(string) error { return nil })
+	c.metrics.addLLM(res.Usage)
+	if err != nil {
+		c.e.log().Warn("no transfer summary", "call_id", c.live.Call.ID, "err", err)
+		return ""
+	}
+	return strings.TrimSpace(res.Text)
+}
