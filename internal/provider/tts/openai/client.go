@@ -1,0 +1,189 @@
+package openai
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/parley-voice/parley/internal/provider/tts"
+)
+
+// Defaults of Config's zero values.
+const (
+	DefaultBaseURL           = "https://api.openai.com/v1"
+	DefaultModel             = "gpt-4o-mini-tts"
+	DefaultVoice             = "alloy"
+	DefaultFirstAudioTimeout = 10 * time.Second
+	DefaultStallTimeout      = 5 * time.Second
+)
+
+const (
+	// maxErrorBody bounds how much of an error answer is read.
+	maxErrorBody = 64 << 10
+	// maxRate is the highest sample rate taken: far above any audio sink.
+	maxRate = 384000
+)
+
+// Config configures a Synthesizer. Only APIKey is needed for OpenAI itself.
+type Config struct {
+	// BaseURL is the API root ("": DefaultBaseURL), like
+	// http://127.0.0.1:8000/v1 for a local speaches server.
+	BaseURL string
+	// APIKey is sent as "Authorization: Bearer <key>" ("": no header).
+	APIKey string
+	// Model names the speech model ("": DefaultModel).
+	Model string
+	// Voice is used when a Request names none ("": DefaultVoice).
+	Voice string
+	// FirstAudioTimeout bounds the wait from sending the request to the
+	// first bytes of audio (<= 0: DefaultFirstAudioTimeout).
+	FirstAudioTimeout time.Duration
+	// StallTimeout bounds every later wait for more audio
+	// (<= 0: DefaultStallTimeout).
+	StallTimeout time.Duration
+	// HTTPClient sends the requests (nil: a client of the Synthesizer's
+	// own, whose idle connections Close releases).
+	HTTPClient *http.Client
+}
+
+// Synthesizer speaks text with an OpenAI-compatible speech API. It is safe
+// for concurrent use.
+type Synthesizer struct {
+	endpoint   string
+	key        string
+	model      string
+	voice      string
+	firstAudio time.Duration
+	stall      time.Duration
+	http       *http.Client
+	transport  *http.Transport // ours, when Config.HTTPClient was nil
+}
+
+var _ tts.Synthesizer = (*Synthesizer)(nil)
+
+// New returns a Synthesizer for c. It sends nothing until Synthesize.
+func New(c Config) *Synthesizer {
+	s := &Synthesizer{
+		endpoint:   strings.TrimRight(cmp.Or(c.BaseURL, DefaultBaseURL), "/") + "/audio/speech",
+		key:        c.APIKey,
+		model:      cmp.Or(c.Model, DefaultModel),
+		voice:      cmp.Or(c.Voice, DefaultVoice),
+		firstAudio: c.FirstAudioTimeout,
+		stall:      c.StallTimeout,
+		http:       c.HTTPClient,
+	}
+	if s.firstAudio <= 0 {
+		s.firstAudio = DefaultFirstAudioTimeout
+	}
+	if s.stall <= 0 {
+		s.stall = DefaultStallTimeout
+	}
+	if s.http == nil {
+		s.transport = http.DefaultTransport.(*http.Transport).Clone()
+		s.http = &http.Client{Transport: s.transport}
+	}
+	return s
+}
+
+// Close releases idle connections of the Synthesizer's own HTTP client
+// (none when Config.HTTPClient was given). The Synthesizer stays usable.
+func (s *Synthesizer) Close() {
+	if s.transport != nil {
+		s.transport.CloseIdleConnections()
+	}
+}
+
+// Synthesize implements tts.Synthesizer.
+func (s *Synthesizer) Synthesize(ctx context.Context, r tts.Request, rate int, out func(pcm []int16) error) (tts.Stats, error) {
+	if rate <= 0 || rate > maxRate {
+		return tts.Stats{}, fmt.Errorf("openai tts: sample rate %d Hz is not usable", rate)
+	}
+	n := utf8.RuneCountInString(r.Text)
+	if n > MaxText {
+		return tts.Stats{}, fmt.Errorf("%w: %d characters, the API takes at most %d", tts.ErrTextTooLong, n, MaxText)
+	}
+	if err := ctx.Err(); err != nil {
+		return tts.Stats{}, fmt.Errorf("openai tts: %w", err)
+	}
+	if strings.TrimSpace(r.Text) == "" {
+		return tts.Stats{}, nil
+	}
+	body := s.body(r)
+	stats := tts.Stats{Characters: n}
+
+	// run carries the request; the watchdog cancels it with a
+	// tts.ErrUnavailable cause when the first audio is late or the stream
+	// stalls.
+	run, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	dog := &watchdog{cancel: cancel}
+	defer dog.stop()
+	req, err := http.NewRequestWithContext(run, http.MethodPost, s.endpoint, bytes.NewReader(body))
+	if err != nil {
+		return tts.Stats{}, fmt.Errorf("%w: %w", tts.ErrUnavailable, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if s.key != "" {
+		req.Header.Set("Authorization", "Bearer "+s.key)
+	}
+	dog.arm(s.firstAudio, fmt.Errorf("%w: no audio within %s", tts.ErrUnavailable, s.firstAudio))
+	resp, err := s.http.Do(req)
+	if err != nil {
+		return stats, failed(ctx, run, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		msg, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		if err != nil && ctx.Err() != nil {
+			return stats, failed(ctx, run, err)
+		}
+		return stats, statusError(resp.StatusCode, parseError(msg), s.key)
+	}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" || strings.HasPrefix(mt, "text/") {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		return stats, fmt.Errorf("%w: the answer is %s, not audio: %s", tts.ErrUnavailable, mt, parseError(msg).Message)
+	}
+	samples, err := s.stream(ctx, resp.Body, rate, dog, out)
+	stats.Audio = duration(samples, rate)
+	var oe outError
+	switch {
+	case errors.As(err, &oe):
+		return stats, oe.err
+	case err != nil:
+		return stats, failed(ctx, run, err)
+	case samples == 0:
+		return stats, fmt.Errorf("%w: the answer has no audio", tts.ErrUnavailable)
+	}
+	return stats, nil
+}
+
+// failed explains a request that broke off: the caller's cancel, a
+// timeout, or the network.
+func failed(ctx, run context.Context, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("openai tts: %w", ctx.Err())
+	}
+	if cause := context.Cause(run); errors.Is(cause, tts.ErrUnavailable) {
+		return cause
+	}
+	if ue, ok := errors.AsType[*url.Error](err); ok {
+		// The URL is the configured endpoint: say what failed, not where.
+		err = ue.Err
+	}
+	return fmt.Errorf("%w: %w", tts.ErrUnavailable, err)
+}
+
+// duration is how long n samples last at rate.
+func duration(n int64, rate int) time.Duration {
+	r := int64(rate)
+	return time.Duration(n/r)*time.Second + time.Duration(n%r)*time.Second/time.Duration(r)
+}

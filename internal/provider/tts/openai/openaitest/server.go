@@ -1,0 +1,261 @@
+package openaitest
+
+import (
+	"cmp"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/parley-voice/parley/internal/media/audio"
+)
+
+// Rate is the sample rate of the audio the server sends.
+const Rate = 24000
+
+// DefaultChunkBytes is the size of the pieces the audio is written in when
+// Reply.ChunkBytes is 0: 100 ms.
+const DefaultChunkBytes = Rate / 10 * 2
+
+// Voices are the built-in voices the API accepts.
+var Voices = []string{"alloy", "ash", "ballad", "cedar", "coral", "echo", "fable", "marin", "nova", "onyx", "sage", "shimmer", "verse"}
+
+// Speech is the default audio for text: a 440 Hz tone at half scale,
+// 50 ms per character (rune) and at least 200 ms, at Rate.
+func Speech(text string) []int16 {
+	d := max(time.Duration(utf8.RuneCountInString(text))*50*time.Millisecond, 200*time.Millisecond)
+	return audio.Tone(440, Rate, d, 0.5)
+}
+
+// Request is what the server received, decoded from the real JSON body.
+type Request struct {
+	Method, Path string
+	Header       http.Header
+	// Body is the whole JSON body, for fields not decoded below.
+	Body           map[string]any
+	Model          string
+	Input          string
+	Voice          string
+	ResponseFormat string
+	Speed          *float64 // nil when absent
+	Instructions   string
+}
+
+// Reply is how the server answers one valid request.
+type Reply struct {
+	// PCM is the audio sent, at Rate (nil: Speech of the input; empty:
+	// none, a 200 with an empty body).
+	PCM []int16
+	// ChunkBytes is the size of each write (0: DefaultChunkBytes). An odd
+	// size splits samples between writes.
+	ChunkBytes int
+	// ChunkGap is waited between chunks.
+	ChunkGap time.Duration
+	// Delay is waited before the response headers.
+	Delay time.Duration
+	// Status other than 0 and 200 answers with an error JSON body
+	// {"error":{"message":Message,...}} instead.
+	Status  int
+	Message string
+	// Hang: stall. With PCM nil, send the response headers and then
+	// nothing; otherwise send PCM, then nothing. The connection is held
+	// open until the client goes away.
+	Hang bool
+}
+
+// Server is a fake OpenAI speech server on loopback.
+type Server struct {
+	// URL is the base URL, ending in /v1 (no trailing slash).
+	URL string
+
+	srv    *httptest.Server
+	script func(Request) Reply
+
+	mu       sync.Mutex
+	requests []Request
+	done     int
+}
+
+// New starts a server answering every valid speech request with script (it
+// may be called concurrently). The server closes at t.Cleanup, after any
+// connection still open is dropped.
+func New(t testing.TB, script func(Request) Reply) *Server {
+	t.Helper()
+	s := &Server{script: script}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/audio/speech", s.speech)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("Invalid URL (%s %s)", r.Method, r.URL.Path), "", "")
+	})
+	s.srv = httptest.NewServer(mux)
+	s.URL = s.srv.URL + "/v1"
+	t.Cleanup(func() {
+		s.srv.CloseClientConnections()
+		s.srv.Close()
+	})
+	return s
+}
+
+// Requests returns every request received, valid or not, in order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+// Done is how many answers were sent to the end, audio and all.
+func (s *Server) Done() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.done
+}
+
+func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
+	req := Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone()}
+	err := decode(r, &req)
+	s.mu.Lock()
+	s.requests = append(s.requests, req)
+	s.mu.Unlock()
+	if err == nil {
+		err = validate(req)
+	}
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.message, err.param, err.code)
+		return
+	}
+
+	reply := s.script(req)
+	if !wait(r, reply.Delay) {
+		return
+	}
+	if reply.Status != 0 && reply.Status != http.StatusOK {
+		writeError(w, reply.Status, cmp.Or(reply.Message, http.StatusText(reply.Status)), "", "")
+		return
+	}
+	pcm := reply.PCM
+	if pcm == nil && !reply.Hang {
+		pcm = Speech(req.Input)
+	}
+	w.Header().Set("Content-Type", "audio/pcm")
+	w.WriteHeader(http.StatusOK)
+	flusher := w.(http.Flusher)
+	flusher.Flush()
+	data := make([]byte, 0, 2*len(pcm))
+	for _, x := range pcm {
+		data = binary.LittleEndian.AppendUint16(data, uint16(x))
+	}
+	for i, chunk := range slices.Collect(slices.Chunk(data, cmp.Or(reply.ChunkBytes, DefaultChunkBytes))) {
+		if i > 0 && !wait(r, reply.ChunkGap) {
+			return
+		}
+		if _, err := w.Write(chunk); err != nil {
+			return
+		}
+		flusher.Flush()
+	}
+	if reply.Hang {
+		<-r.Context().Done()
+		return
+	}
+	s.mu.Lock()
+	s.done++
+	s.mu.Unlock()
+}
+
+// requestError is a request the API would refuse with 400.
+type requestError struct{ message, param, code string }
+
+// decode reads the JSON body into req.
+func decode(r *http.Request, req *Request) *requestError {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	if err != nil {
+		return &requestError{message: "could not read the request body"}
+	}
+	if err := json.Unmarshal(body, &req.Body); err != nil {
+		return &requestError{message: "We could not parse the JSON body of your request: " + err.Error()}
+	}
+	var b struct {
+		Model          string   `json:"model"`
+		Input          string   `json:"input"`
+		Voice          any      `json:"voice"`
+		ResponseFormat string   `json:"response_format"`
+		Speed          *float64 `json:"speed"`
+		Instructions   string   `json:"instructions"`
+	}
+	if err := json.Unmarshal(body, &b); err != nil {
+		return &requestError{message: "Invalid type in the request body: " + err.Error()}
+	}
+	req.Model, req.Input, req.ResponseFormat, req.Speed, req.Instructions = b.Model, b.Input, b.ResponseFormat, b.Speed, b.Instructions
+	req.Voice, _ = b.Voice.(string) // custom voices, {"id": ...}, are not served
+	return nil
+}
+
+// validate refuses what the API refuses.
+func validate(req Request) *requestError {
+	switch {
+	case req.Model == "":
+		return &requestError{message: "you must provide a model parameter", param: "model"}
+	case req.Input == "":
+		return &requestError{message: "Missing required parameter: 'input'.", param: "input", code: "missing_required_parameter"}
+	case utf8.RuneCountInString(req.Input) > 4096:
+		return &requestError{message: "String should have at most 4096 characters", param: "input", code: "string_too_long"}
+	case !slices.Contains(Voices, req.Voice):
+		return &requestError{
+			message: fmt.Sprintf("Invalid value: '%s'. Supported values are: '%s'.", req.Voice, strings.Join(Voices, "', '")),
+			param:   "voice", code: "invalid_value",
+		}
+	case req.ResponseFormat != "pcm":
+		return &requestError{message: fmt.Sprintf("openaitest serves response_format 'pcm' only, not '%s'", req.ResponseFormat), param: "response_format", code: "invalid_value"}
+	case req.Speed != nil && (*req.Speed < 0.25 || *req.Speed > 4):
+		return &requestError{message: fmt.Sprintf("%g is greater than the maximum of 4 or less than the minimum of 0.25 - 'speed'", *req.Speed), param: "speed"}
+	}
+	return nil
+}
+
+// wait sleeps d unless the client goes away first (false).
+func wait(r *http.Request, d time.Duration) bool {
+	if d <= 0 {
+		return r.Context().Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
+}
+
+// writeError answers with the API's error body.
+func writeError(w http.ResponseWriter, status int, msg, param, code string) {
+	typ := "invalid_request_error"
+	switch {
+	case status == http.StatusUnauthorized:
+		code = "invalid_api_key"
+	case status == http.StatusTooManyRequests:
+		typ, code = "rate_limit_exceeded", "rate_limit_exceeded"
+	case status >= 500:
+		typ = "server_error"
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"error": map[string]any{"message": msg, "type": typ, "param": nullable(param), "code": nullable(code)},
+	})
+}
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
