@@ -1,0 +1,117 @@
+package voicemail
+
+import (
+	"fmt"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/parley-voice/parley/internal/media/audio"
+)
+
+// beeps returns the frames on which d reported a beep, and the last state.
+func beeps(rate int, pcm []int16) (frames []int, last State) {
+	for i, s := range feed(New(Config{Rate: rate}), rate, pcm) {
+		if s.Beep {
+			frames = append(frames, i)
+		}
+		last = s
+	}
+	return frames, last
+}
+
+// Beeps at the usual frequencies and across the band, loud and quiet, with
+// and without noise, are heard as Machine with their frequency.
+func TestBeeps(t *testing.T) {
+	for _, rate := range rates {
+		for _, hz := range []float64{450, 850, 1000, 1400, 2000, 2500} {
+			for _, c := range []struct {
+				level, noise float64 // dBFS RMS
+			}{{-10, -100}, {-30, lineNoise}, {-50, -70}, {-20, -35}} {
+				name := fmt.Sprintf("%d Hz rate, %v Hz at %v dBFS, noise %v dBFS", rate, hz, c.level, c.noise)
+				beep := audio.Tone(hz, rate, 300*time.Millisecond, amp(c.level))
+				pcm := concat(audio.Silence(rate, 210*time.Millisecond), beep, audio.Silence(rate, 200*time.Millisecond))
+				pcm = mix(pcm, noise(rate, dur(rate, pcm), c.noise, 2), 0, 1)
+				frames, last := beeps(rate, pcm)
+				if len(frames) < 7 || last.Verdict != Machine || last.Reason != fmt.Sprintf("beep %.0f Hz", hz) ||
+					math.Abs(last.BeepHz-hz) > 5 || !last.AfterBeep {
+					t.Errorf("%s: %d beep frames, %+v", name, len(frames), last)
+				}
+			}
+		}
+	}
+}
+
+// A beep of 150 ms is heard however it falls on the frames; one of 100 ms
+// (under MinBeep) is not.
+func TestBeepLength(t *testing.T) {
+	for _, rate := range rates {
+		for off := time.Duration(0); off < 20*time.Millisecond; off += 2 * time.Millisecond {
+			for _, c := range []struct {
+				d    time.Duration
+				want bool
+			}{{150 * time.Millisecond, true}, {100 * time.Millisecond, false}} {
+				pcm := concat(audio.Silence(rate, 100*time.Millisecond+off), audio.Tone(1000, rate, c.d, 0.2), audio.Silence(rate, 100*time.Millisecond))
+				if frames, _ := beeps(rate, pcm); (len(frames) > 0) != c.want {
+					t.Errorf("%d Hz, %v beep at offset %v: beep frames %v, want heard %v", rate, c.d, off, frames, c.want)
+				}
+			}
+		}
+	}
+}
+
+// Nothing that is not one steady tone is a beep: speech, DTMF digits (two
+// tones, even with 8 dB between them), ringback and busy tones (two close
+// tones beating), noise and silence.
+func TestNotBeeps(t *testing.T) {
+	for _, rate := range rates {
+		d := 500 * time.Millisecond
+		sigs := map[string][]int16{
+			"speech": speak(t, "Good morning and thank you for calling. All of our agents are busy right now. "+
+				"Ooooh, I see. Mmmm. Weeeell, sing la la laaaa, nine, nine, nine, one, one, two.", rate),
+			"silence":             audio.Silence(rate, d),
+			"white noise -20dB":   noise(rate, time.Second, -20, 3),
+			"white noise -50dB":   noise(rate, time.Second, -50, 4),
+			"ringback 440+480":    twoTone(440, 480, rate, 2*time.Second, 0.2, 0.2),
+			"UK ringback 400+450": twoTone(400, 450, rate, 2*time.Second, 0.2, 0.2),
+			"busy 480+620":        twoTone(480, 620, rate, d, 0.2, 0.2),
+		}
+		rows := []float64{697, 770, 852, 941}
+		cols := []float64{1209, 1336, 1477, 1633}
+		for _, r := range rows {
+			for _, c := range cols {
+				sigs[fmt.Sprintf("DTMF %v+%v", r, c)] = twoTone(r, c, rate, d, 0.2, 0.2)
+				sigs[fmt.Sprintf("DTMF %v+%v, low 8 dB louder", r, c)] = twoTone(r, c, rate, d, 0.25, 0.1)
+				sigs[fmt.Sprintf("DTMF %v+%v, high 4 dB louder", r, c)] = twoTone(r, c, rate, d, 0.1, 0.16)
+			}
+		}
+		for name, s := range sigs {
+			if frames, last := beeps(rate, s); len(frames) > 0 || last.BeepHz != 0 {
+				t.Errorf("%d Hz %s: beep on frames %v (%v Hz)", rate, name, frames, last.BeepHz)
+			}
+		}
+	}
+}
+
+// The meter's own numbers: a tone is nearly all in its lobe and placed
+// within a few Hz; two tones and noise are not.
+func TestToneMeter(t *testing.T) {
+	for _, rate := range rates {
+		m := newToneMeter(rate, rate/50)
+		for hz := 400.0; hz <= 2600; hz += 37 {
+			r := m.measure(audio.Tone(hz, rate, 20*time.Millisecond, 0.5))
+			if r.purity < 0.99 || math.Abs(r.hz-hz) > 3 || r.swing > 0.8 || math.Abs(r.level-(-9.03)) > 0.2 {
+				t.Errorf("%d Hz: tone %v Hz: %+v", rate, hz, r)
+			}
+		}
+		if r := m.measure(twoTone(697, 1209, rate, 20*time.Millisecond, 0.3, 0.3)); math.Abs(r.purity-0.5) > 0.05 {
+			t.Errorf("%d Hz: DTMF purity %v, want 0.5", rate, r.purity)
+		}
+		if r := m.measure(noise(rate, 20*time.Millisecond, -20, 5)); r.purity > 0.3 {
+			t.Errorf("%d Hz: noise purity %v", rate, r.purity)
+		}
+		if r := m.measure(audio.Silence(rate, 20*time.Millisecond)); r.level != minLevelDBF || r.purity != 0 {
+			t.Errorf("%d Hz: silence %+v", rate, r)
+		}
+	}
+}
