@@ -1,0 +1,114 @@
+package deepgram
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/coder/websocket"
+
+	"github.com/parley-voice/parley/internal/provider/stt"
+)
+
+// handshakeError explains a failed Dial: resp is the server's answer (nil
+// when none came), whose body the websocket library has cut to 1 KiB.
+func handshakeError(resp *http.Response, err error, language, model, key string) error {
+	if resp == nil || resp.StatusCode == http.StatusSwitchingProtocols {
+		if ue, ok := errors.AsType[*url.Error](err); ok {
+			// The URL is known to the operator; say what failed.
+			err = ue.Err
+		}
+		return fmt.Errorf("%w: deepgram: %s", stt.ErrUnavailable, redact(err.Error(), key))
+	}
+	status := resp.StatusCode
+	text := fmt.Sprintf("%d %s", status, http.StatusText(status))
+	if msg := redact(refusal(resp), key); msg != "" {
+		text += ": " + msg
+	}
+	if id := resp.Header.Get("dg-request-id"); id != "" {
+		text += " (request " + id + ")"
+	}
+	switch {
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return fmt.Errorf("%w: deepgram refused the API key: %s", stt.ErrUnavailable, text)
+	case status == http.StatusBadRequest && strings.Contains(strings.ToLower(text), "language"):
+		// "No such model/language/tier combination found."
+		return fmt.Errorf("%w: deepgram has no %q for model %q: %s", stt.ErrLanguage, language, model, text)
+	}
+	return fmt.Errorf("%w: deepgram refused the stream: %s", stt.ErrUnavailable, text)
+}
+
+// refusal is the server's reason for refusing a handshake: the dg-error
+// header, else err_msg (or another message field) of the JSON body, else
+// the body's text, shortened.
+func refusal(resp *http.Response) string {
+	if h := strings.TrimSpace(resp.Header.Get("dg-error")); h != "" {
+		return shorten(h)
+	}
+	if resp.Body == nil {
+		return ""
+	}
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<10))
+	var v struct {
+		ErrMsg  string `json:"err_msg"`
+		Message string `json:"message"`
+		Reason  string `json:"reason"`
+	}
+	if json.Unmarshal(body, &v) == nil {
+		for _, m := range []string{v.ErrMsg, v.Message, v.Reason} {
+			if m != "" {
+				return shorten(m)
+			}
+		}
+	}
+	return shorten(string(body))
+}
+
+// endError explains how the connection ended, from the reader's error and
+// the description of an Error message if one came first; nil for a normal
+// closure, which is how the server ends a stream after CloseStream.
+func endError(end error, described, requestID string) error {
+	suffix := ""
+	if described != "" {
+		suffix += ": " + shorten(described)
+	}
+	if requestID != "" {
+		suffix += " (request " + requestID + ")"
+	}
+	var ce websocket.CloseError
+	if errors.As(end, &ce) {
+		switch ce.Code {
+		case websocket.StatusNormalClosure, websocket.StatusNoStatusRcvd:
+			return nil
+		}
+		reason := ce.Reason
+		if reason == "" {
+			reason = ce.Code.String()
+		}
+		// The reason names Deepgram's error: DATA-0000 (not audio),
+		// NET-0000/NET-0001 (timeouts), ...
+		return fmt.Errorf("%w: deepgram closed the stream with %d %s%s", stt.ErrUnavailable, int(ce.Code), reason, suffix)
+	}
+	return fmt.Errorf("%w: deepgram connection lost: %v%s", stt.ErrUnavailable, end, suffix)
+}
+
+// redact removes the API key from s, should a server or proxy echo it.
+func redact(s, key string) string {
+	if len(key) < 4 {
+		return s
+	}
+	return strings.ReplaceAll(s, key, "[key]")
+}
+
+// shorten collapses whitespace and cuts s to 200 bytes.
+func shorten(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 200 {
+		s = strings.ToValidUTF8(s[:200], "") + "..."
+	}
+	return s
+}
