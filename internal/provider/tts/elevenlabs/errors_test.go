@@ -53,7 +53,7 @@ func TestErrorMapping(t *testing.T) {
 		{name: "connection dropped", opts: elevenlabstest.Options{Reply: elevenlabstest.Reply{Fail: &elevenlabstest.Failure{
 			After: 1, Drop: true}}},
 			want: tts.ErrUnavailable, says: "the connection broke", audio: true},
-		{name: "error without a close", opts: elevenlabstest.Options{Reply: elevenlabstest.Reply{Fail: &elevenlabstest.Failure{
+		{name: "error message, then 1011", opts: elevenlabstest.Options{Reply: elevenlabstest.Reply{Fail: &elevenlabstest.Failure{
 			Message: "Unsupported model", Error: "invalid_model", CloseCode: 1011}}},
 			want: tts.ErrUnavailable, says: "invalid_model: Unsupported model"},
 	} {
@@ -144,6 +144,27 @@ func TestTimeouts(t *testing.T) {
 				t.Errorf("took %s", res.took)
 			}
 		})
+	}
+}
+
+// TestSteadyStreamOutlastsFirstAudioTimeout: once audio flows, only the
+// gaps count, not how long the whole utterance takes.
+func TestSteadyStreamOutlastsFirstAudioTimeout(t *testing.T) {
+	s, srv := setup(t, elevenlabstest.Options{Reply: elevenlabstest.Reply{Gap: 60 * time.Millisecond}},
+		func(c *Config) { c.FirstAudioTimeout, c.StallTimeout = 150*time.Millisecond, 300*time.Millisecond })
+	res := synth(t, s, tts.Request{Text: "Hello there."}, 16000) // 7 messages, 360 ms of gaps
+	if res.err != nil || res.stats.Audio != 650*time.Millisecond || !onlySession(t, srv).Final {
+		t.Errorf("%v, %+v: want all 650 ms", res.err, res.stats)
+	}
+}
+
+// TestFirstAudioMayTakeLongerThanAStall: the wait for the first audio has
+// its own, longer, timeout.
+func TestFirstAudioMayTakeLongerThanAStall(t *testing.T) {
+	s, _ := setup(t, elevenlabstest.Options{Reply: elevenlabstest.Reply{FirstDelay: 300 * time.Millisecond}},
+		func(c *Config) { c.FirstAudioTimeout, c.StallTimeout = time.Second, 150*time.Millisecond })
+	if res := synth(t, s, tts.Request{Text: "Hi."}, 16000); res.err != nil || res.calls == 0 {
+		t.Errorf("%v after %d calls", res.err, res.calls)
 	}
 }
 

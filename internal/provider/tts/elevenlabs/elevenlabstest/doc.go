@@ -16,7 +16,8 @@
 // The client then sends JSON text messages: first {"text":" ", ...} with
 // optional voice_settings (BOS), then text chunks {"text":"Hello ",
 // "flush":true} (or "try_trigger_generation"), then {"text":""} (EOS).
-// Every message is parsed and recorded in a [Session] ([Server.Sessions]).
+// Every message is parsed and recorded in a [Session] ([Server.Sessions];
+// handshakes the server refuses leave none).
 // Text is generated when a chunk carries flush or at EOS. The server
 // answers with
 //
