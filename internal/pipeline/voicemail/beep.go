@@ -6,9 +6,8 @@ import "math"
 const (
 	beepLoHz    = 400.0  // the peak is searched for in beepLoHz..beepHiHz
 	beepHiHz    = 2600.0 //
-	humHz       = 200.0  // energy below this (DC, mains hum) is left out of the total
+	highPassHz  = 200.0  // the meter's high-pass: DC and mains hum are no part of a beep
 	maxSwing    = 1.5    // dB between a beep block's loudest and quietest quarter
-	maxStep     = 1.5    // dB a beep's level may move from one block to the next
 	maxDriftHz  = 25.0   // a beep's frequency stays this close to its first block's
 	minLevelDBF = -100.0 // the level of digital silence
 )
@@ -17,7 +16,7 @@ const (
 type reading struct {
 	level  float64 // dBFS (RMS) of the block
 	hz     float64 // frequency of the strongest peak in beepLoHz..beepHiHz
-	purity float64 // share of the energy above humHz in that peak's main lobe
+	purity float64 // share of the block's energy in that peak's main lobe
 	swing  float64 // dB between the loudest and the quietest quarter of the block
 }
 
@@ -26,9 +25,9 @@ type toneMeter struct {
 	rate   int
 	window []float64 // Hann, one block long
 	x      []float64 // the windowed block
+	hp     [2]biquad
 	spec   *spectrum
 	lo, hi int // peak search range, in bins
-	floor  int // first bin counted in the total
 	lobe   int // half-width of a tone's main lobe, in bins
 }
 
@@ -41,8 +40,11 @@ func newToneMeter(rate, block int) *toneMeter {
 	for i := range m.window {
 		m.window[i] = 0.5 - 0.5*math.Cos(2*math.Pi*float64(i)/float64(block))
 	}
+	// A 4th-order Butterworth (two sections): 50/60 Hz are 40 dB down,
+	// 400 Hz passes whole.
+	m.hp[0] = highPass(highPassHz, 0.5411961, rate)
+	m.hp[1] = highPass(highPassHz, 1.3065630, rate)
 	bin := float64(rate) / float64(n)
-	m.floor = int(math.Ceil(humHz / bin))
 	m.lo = max(int(math.Ceil(beepLoHz/bin)), 1)
 	m.hi = min(int(beepHiHz/bin), n/2-1)
 	// The Hann window's main lobe reaches two unpadded bins (2·rate/block
@@ -59,7 +61,7 @@ func (m *toneMeter) measure(pcm []int16) reading {
 	var quarter [4]float64
 	q := (len(pcm) + 3) / 4
 	for i, v := range pcm {
-		f := float64(v)
+		f := m.hp[1].step(m.hp[0].step(float64(v)))
 		quarter[i/q] += f * f
 		m.x[i] = f * m.window[i]
 	}
@@ -81,7 +83,7 @@ func (m *toneMeter) measure(pcm []int16) reading {
 
 	p := m.spec.power(m.x[:len(pcm)])
 	var total float64
-	for _, v := range p[m.floor:] {
+	for _, v := range p {
 		total += v
 	}
 	if total == 0 {
@@ -94,7 +96,7 @@ func (m *toneMeter) measure(pcm []int16) reading {
 		}
 	}
 	var lobe float64
-	for _, v := range p[max(m.floor, k-m.lobe):min(len(p), k+m.lobe+1)] {
+	for _, v := range p[max(0, k-m.lobe):min(len(p), k+m.lobe+1)] {
 		lobe += v
 	}
 	r.purity = lobe / total
@@ -112,6 +114,28 @@ func (m *toneMeter) measure(pcm []int16) reading {
 
 func dB(ratio float64) float64 { return 10 * math.Log10(ratio) }
 
+// biquad is one second-order section, transposed direct form II.
+type biquad struct{ b0, b1, b2, a1, a2, z1, z2 float64 }
+
+func (f *biquad) step(x float64) float64 {
+	y := f.b0*x + f.z1
+	f.z1 = f.b1*x - f.a1*y + f.z2
+	f.z2 = f.b2*x - f.a2*y
+	return y
+}
+
+// highPass is a second-order high-pass at fc with quality q (RBJ cookbook).
+func highPass(fc, q float64, rate int) biquad {
+	w := 2 * math.Pi * fc / float64(rate)
+	alpha := math.Sin(w) / (2 * q)
+	cw := math.Cos(w)
+	a0 := 1 + alpha
+	return biquad{
+		b0: (1 + cw) / 2 / a0, b1: -(1 + cw) / a0, b2: (1 + cw) / 2 / a0,
+		a1: -2 * cw / a0, a2: (1 - alpha) / a0,
+	}
+}
+
 // beepTracker follows runs of tone blocks and confirms a beep once a run
 // lasts long enough.
 type beepTracker struct {
@@ -123,7 +147,6 @@ type beepTracker struct {
 	run    int     // blocks in the current run of steady tone
 	first  float64 // the run's first frequency
 	sumHz  float64 // for the run's mean frequency
-	last   float64 // the previous block's level
 	heard  int     // confirmed beeps so far
 	active bool    // the current run is a confirmed beep
 }
@@ -134,7 +157,7 @@ func (t *beepTracker) block(pcm []int16) (on, ended bool) {
 	r := t.meter.measure(pcm)
 	tone := r.level >= t.minLevel && r.purity >= t.minPurity && r.swing <= maxSwing
 	switch {
-	case tone && t.run > 0 && math.Abs(r.hz-t.first) <= maxDriftHz && math.Abs(r.level-t.last) <= maxStep:
+	case tone && t.run > 0 && math.Abs(r.hz-t.first) <= maxDriftHz:
 		t.run++
 		t.sumHz += r.hz
 	case tone:
@@ -144,7 +167,6 @@ func (t *beepTracker) block(pcm []int16) (on, ended bool) {
 		ended = t.active
 		t.run, t.active = 0, false
 	}
-	t.last = r.level
 	if t.run >= t.minBlocks && !t.active {
 		t.active = true
 		t.heard++

@@ -42,6 +42,18 @@ func TestBeeps(t *testing.T) {
 	}
 }
 
+// A beep under mains hum 15 dB louder is heard.
+func TestBeepOverHum(t *testing.T) {
+	for _, rate := range rates {
+		for _, hum := range []float64{50, 60} {
+			pcm := mix(audio.Tone(1000, rate, 500*time.Millisecond, 0.05), audio.Tone(hum, rate, 500*time.Millisecond, 0.3), 0, 1)
+			if frames, last := beeps(rate, pcm); len(frames) < 15 || last.BeepHz != 1000 {
+				t.Errorf("%d Hz, %v Hz hum: %d beep frames, %+v", rate, hum, len(frames), last)
+			}
+		}
+	}
+}
+
 // A beep of 150 ms is heard however it falls on the frames; one of 100 ms
 // (under MinBeep) is not.
 func TestBeepLength(t *testing.T) {
@@ -61,8 +73,8 @@ func TestBeepLength(t *testing.T) {
 }
 
 // Nothing that is not one steady tone is a beep: speech, DTMF digits (two
-// tones, even with 8 dB between them), ringback and busy tones (two close
-// tones beating), noise and silence.
+// tones, even with 8 dB between them), ringback and busy tones and other
+// close pairs (beating), a glide, noise and silence.
 func TestNotBeeps(t *testing.T) {
 	for _, rate := range rates {
 		d := 500 * time.Millisecond
@@ -75,6 +87,12 @@ func TestNotBeeps(t *testing.T) {
 			"ringback 440+480":    twoTone(440, 480, rate, 2*time.Second, 0.2, 0.2),
 			"UK ringback 400+450": twoTone(400, 450, rate, 2*time.Second, 0.2, 0.2),
 			"busy 480+620":        twoTone(480, 620, rate, d, 0.2, 0.2),
+			// One tone 6 dB under the other is inside its main lobe: the
+			// pair looks pure, but beats.
+			"400+450, 6 dB apart": twoTone(400, 450, rate, time.Second, 0.2, 0.1),
+			"1000+1025":           twoTone(1000, 1025, rate, time.Second, 0.2, 0.2),
+			"glide 800-1600 Hz":   glide(800, 1600, rate, time.Second, 0.3),
+			"1000 Hz at -65 dBFS": audio.Tone(1000, rate, time.Second, amp(-65)),
 		}
 		rows := []float64{697, 770, 852, 941}
 		cols := []float64{1209, 1336, 1477, 1633}
@@ -93,24 +111,54 @@ func TestNotBeeps(t *testing.T) {
 	}
 }
 
-// The meter's own numbers: a tone is nearly all in its lobe and placed
-// within a few Hz; two tones and noise are not.
+// glide is a sine sweeping from f0 to f1 Hz over d.
+func glide(f0, f1 float64, rate int, d time.Duration, amp float64) []int16 {
+	out := make([]int16, samplesOf(rate, d))
+	phase := 0.0
+	for i := range out {
+		phase += 2 * math.Pi * (f0 + (f1-f0)*float64(i)/float64(len(out))) / float64(rate)
+		out[i] = int16(math.Round(amp * math.MaxInt16 * math.Sin(phase)))
+	}
+	return out
+}
+
+// measureLast runs a fresh meter over pcm's 20 ms blocks (the first lets the
+// high-pass settle) and returns its reading of the last.
+func measureLast(rate int, pcm []int16) reading {
+	m, n := newToneMeter(rate, rate/50), rate/50
+	var r reading
+	for i := 0; i+n <= len(pcm); i += n {
+		r = m.measure(pcm[i : i+n])
+	}
+	return r
+}
+
+// The meter's own numbers: a tone is nearly all in its lobe, placed within
+// a few Hz and flat; two tones, beating tones and noise are not.
 func TestToneMeter(t *testing.T) {
+	const d = 40 * time.Millisecond
 	for _, rate := range rates {
-		m := newToneMeter(rate, rate/50)
 		for hz := 400.0; hz <= 2600; hz += 37 {
-			r := m.measure(audio.Tone(hz, rate, 20*time.Millisecond, 0.5))
+			r := measureLast(rate, audio.Tone(hz, rate, d, 0.5))
 			if r.purity < 0.99 || math.Abs(r.hz-hz) > 3 || r.swing > 0.8 || math.Abs(r.level-(-9.03)) > 0.2 {
 				t.Errorf("%d Hz: tone %v Hz: %+v", rate, hz, r)
 			}
 		}
-		if r := m.measure(twoTone(697, 1209, rate, 20*time.Millisecond, 0.3, 0.3)); math.Abs(r.purity-0.5) > 0.05 {
+		// Mains hum as loud as the tone changes nothing.
+		hum := mix(audio.Tone(1000, rate, d, 0.1), audio.Tone(60, rate, d, 0.1), 0, 1)
+		if r := measureLast(rate, hum); r.purity < 0.99 || r.swing > 0.3 {
+			t.Errorf("%d Hz: tone with hum: %+v", rate, r)
+		}
+		if r := measureLast(rate, twoTone(697, 1209, rate, d, 0.3, 0.3)); math.Abs(r.purity-0.5) > 0.05 {
 			t.Errorf("%d Hz: DTMF purity %v, want 0.5", rate, r.purity)
 		}
-		if r := m.measure(noise(rate, 20*time.Millisecond, -20, 5)); r.purity > 0.3 {
+		if r := measureLast(rate, twoTone(440, 480, rate, d, 0.3, 0.3)); r.swing < 3 {
+			t.Errorf("%d Hz: ringback swing %v dB, want it beating", rate, r.swing)
+		}
+		if r := measureLast(rate, noise(rate, d, -20, 5)); r.purity > 0.3 {
 			t.Errorf("%d Hz: noise purity %v", rate, r.purity)
 		}
-		if r := m.measure(audio.Silence(rate, 20*time.Millisecond)); r.level != minLevelDBF || r.purity != 0 {
+		if r := measureLast(rate, audio.Silence(rate, d)); r.level != minLevelDBF || r.purity != 0 {
 			t.Errorf("%d Hz: silence %+v", rate, r)
 		}
 	}
