@@ -25,16 +25,14 @@ type message struct {
 // code that reads the server's JSON, so it is fuzzed (FuzzParseMessage).
 // Fields that do not apply to the message's type are left empty.
 func parseMessage(data []byte) (message, error) {
+	// "channel" is an object in Results and an array of indexes in
+	// SpeechStarted and UtteranceEnd: it is decoded by type.
 	var v struct {
-		Type    string `json:"type"`
-		IsFinal bool   `json:"is_final"`
-		Channel struct {
-			Alternatives []struct {
-				Transcript string `json:"transcript"`
-			} `json:"alternatives"`
-		} `json:"channel"`
-		Description string `json:"description"`
-		Message     string `json:"message"`
+		Type        string          `json:"type"`
+		IsFinal     bool            `json:"is_final"`
+		Channel     json.RawMessage `json:"channel"`
+		Description string          `json:"description"`
+		Message     string          `json:"message"`
 	}
 	if err := json.Unmarshal(data, &v); err != nil {
 		return message{}, err
@@ -42,8 +40,18 @@ func parseMessage(data []byte) (message, error) {
 	m := message{Type: v.Type}
 	switch v.Type {
 	case "Results":
+		var ch struct {
+			Alternatives []struct {
+				Transcript string `json:"transcript"`
+			} `json:"alternatives"`
+		}
+		if len(v.Channel) > 0 {
+			if err := json.Unmarshal(v.Channel, &ch); err != nil {
+				return message{}, err
+			}
+		}
 		m.Final = v.IsFinal
-		if alts := v.Channel.Alternatives; len(alts) > 0 {
+		if alts := ch.Alternatives; len(alts) > 0 {
 			m.Transcript = strings.TrimSpace(alts[0].Transcript)
 		}
 	case "Error":
