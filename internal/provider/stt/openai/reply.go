@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 
 	"github.com/parley-voice/parley/internal/provider/stt"
@@ -116,6 +117,10 @@ func statusError(status int, e apiError, key string) error {
 // redacted stands in for a key in an error message.
 const redacted = "[redacted]"
 
+// keyLike finds an OpenAI-style key in a word: "sk-" not inside another
+// word ("sk-proj-...", "'sk-...", "key:sk-..."; not "task-based").
+var keyLike = regexp.MustCompile(`(^|[^A-Za-z0-9])sk-`)
+
 // redact removes key from msg, and any word that looks like an API key
 // (OpenAI's 401 message quotes the start of the key it got).
 func redact(msg, key string) string {
@@ -124,7 +129,7 @@ func redact(msg, key string) string {
 	}
 	words := strings.Fields(msg)
 	for i, w := range words {
-		if strings.HasPrefix(strings.TrimLeft(w, `"'(`), "sk-") {
+		if keyLike.MatchString(w) {
 			words[i] = redacted
 		}
 	}

@@ -69,6 +69,13 @@ func TestStatusErrorLanguage(t *testing.T) {
 	}
 }
 
+func TestRedact(t *testing.T) {
+	got := redact("Incorrect API key provided: sk-proj-ab***yz. key:sk-3 'sk-4' disk-full task-based my-secret-key", "my-secret-key")
+	if want := "Incorrect API key provided: [redacted] [redacted] [redacted] disk-full task-based [redacted]"; got != want {
+		t.Errorf("redact: %q, want %q", got, want)
+	}
+}
+
 // FuzzParseError: any body gives a bounded, valid-UTF-8 message without
 // panicking, and a key in it never survives.
 func FuzzParseError(f *testing.F) {
@@ -85,7 +92,7 @@ func FuzzParseError(f *testing.F) {
 			t.Errorf("message %q", e.Message)
 		}
 		err := statusError(401, e, "sk-secret")
-		if strings.Contains(err.Error(), "sk-") {
+		if strings.Contains(err.Error(), "sk-secret") || keyLike.MatchString(err.Error()) {
 			t.Errorf("key in %q", err)
 		}
 	})
