@@ -14,10 +14,10 @@ import (
 	"github.com/parley-voice/parley/internal/provider/tts"
 )
 
-// errTimeout marks the causes of the client's own timeouts.
-type errTimeout struct{ what string }
+// timeoutError marks the causes of the client's own timeouts.
+type timeoutError struct{ what string }
 
-func (e errTimeout) Error() string { return e.what }
+func (e timeoutError) Error() string { return e.what }
 
 // reported turns an error the server reported, in a message or a close
 // frame, into one wrapping the tts error it means.

@@ -249,6 +249,24 @@ func TestCancel(t *testing.T) {
 	}
 }
 
+// TestCancelDropsWhatIsBuffered: after a cancel, messages already received
+// do not reach out.
+func TestCancelDropsWhatIsBuffered(t *testing.T) {
+	s, _ := setup(t, elevenlabstest.Options{Reply: elevenlabstest.Reply{Chunk: 20 * time.Millisecond}})
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var calls int
+	_, err := s.Synthesize(ctx, tts.Request{Text: "Hello there."}, 16000, func([]int16) error {
+		calls++
+		cancel()
+		time.Sleep(20 * time.Millisecond) // let more messages arrive
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) || calls != 1 {
+		t.Errorf("%v after %d calls: want context.Canceled after 1", err, calls)
+	}
+}
+
 func TestOutErrorStops(t *testing.T) {
 	s, _ := setup(t, elevenlabstest.Options{Reply: elevenlabstest.Reply{Gap: 20 * time.Millisecond}})
 	stop := errors.New("caller hung up")

@@ -24,7 +24,7 @@ const (
 
 // dial opens the WebSocket for one utterance.
 func (s *Synthesizer) dial(ctx context.Context, u string) (*websocket.Conn, error) {
-	late := errTimeout{fmt.Sprintf("no handshake within %s", s.dialT)}
+	late := timeoutError{fmt.Sprintf("no handshake within %s", s.dialT)}
 	dctx, cancel := context.WithTimeoutCause(ctx, s.dialT, late)
 	defer cancel()
 	h := http.Header{}
@@ -69,19 +69,18 @@ func (x *exchange) run(ctx context.Context, text string, vs voiceSettings) error
 	// The three messages go out before anything is read. If the server
 	// refuses the first one and closes, a write may fail; the reason is in
 	// what it sent, so it is read anyway.
-	var werr error
-	for _, m := range []any{bosMessage{Text: " ", VoiceSettings: vs}, textMessage{Text: text + " ", Flush: true}, eosMessage{}} {
-		if werr = x.conn.Write(ctx, websocket.MessageText, encode(m)); werr != nil {
-			break
-		}
-		if _, ok := m.(textMessage); ok {
-			x.sent = true
-		}
+	werr := x.send(ctx, bosMessage{Text: " ", VoiceSettings: vs})
+	if werr == nil {
+		werr = x.send(ctx, textMessage{Text: text + " ", Flush: true})
+		x.sent = werr == nil
+	}
+	if werr == nil {
+		werr = x.send(ctx, eosMessage{})
 	}
 	x.rs = audio.NewResampler(x.from, x.rate)
 
-	noAudio := errTimeout{fmt.Sprintf("no audio within %s", x.s.firstT)}
-	stalled := errTimeout{fmt.Sprintf("no message for %s", x.s.stallT)}
+	noAudio := timeoutError{fmt.Sprintf("no audio within %s", x.s.firstT)}
+	stalled := timeoutError{fmt.Sprintf("no message for %s", x.s.stallT)}
 	firstBy := start.Add(x.s.firstT)
 	for {
 		// Only the wait for the server counts, not the time out takes.
@@ -105,6 +104,9 @@ func (x *exchange) run(ctx context.Context, text string, vs voiceSettings) error
 		if m.err != nil {
 			return x.s.reported(*m.err)
 		}
+		if err := ctx.Err(); err != nil {
+			return err // what the socket still held is not handed out
+		}
 		if len(m.audio) > 0 {
 			if x.firstAudio == 0 {
 				x.firstAudio = max(time.Since(start), time.Nanosecond)
@@ -118,6 +120,10 @@ func (x *exchange) run(ctx context.Context, text string, vs voiceSettings) error
 			return nil
 		}
 	}
+}
+
+func (x *exchange) send(ctx context.Context, m any) error {
+	return x.conn.Write(ctx, websocket.MessageText, encode(m))
 }
 
 // play decodes s16le bytes, resamples them and hands them to out.
@@ -147,7 +153,7 @@ func (x *exchange) readError(ctx context.Context, err, cause, werr error) error 
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if t, ok := cause.(errTimeout); ok {
+	if t, ok := cause.(timeoutError); ok {
 		return fmt.Errorf("%w: elevenlabs: %w", tts.ErrUnavailable, t)
 	}
 	if ce, ok := errors.AsType[websocket.CloseError](err); ok {
