@@ -67,9 +67,9 @@ type Config struct {
 type Verdict int
 
 const (
-	Undecided Verdict = iota
-	Human
-	Machine
+	Undecided Verdict = iota // not yet: keep listening
+	Human                    // a person answered: talk
+	Machine                  // a machine answered: hang up, or wait for Beep/AfterBeep or GreetingDone and leave a message
 )
 
 func (v Verdict) String() string {

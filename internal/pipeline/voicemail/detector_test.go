@@ -15,10 +15,15 @@ const (
 	lineNoise       = -65.0                  // dBFS of the background under the tests' calls
 )
 
-// call is what the far end sends: parts in order, under low line noise.
+// call is what the far end sends: parts in order, under low line noise,
+// and at 8 kHz through G.711 μ-law as on the phone network.
 func call(rate int, parts ...[]int16) []int16 {
 	pcm := concat(parts...)
-	return mix(pcm, noise(rate, time.Duration(len(pcm))*time.Second/time.Duration(rate), lineNoise, 1), 0, 1)
+	pcm = mix(pcm, noise(rate, dur(rate, pcm), lineNoise, 1), 0, 1)
+	if rate == 8000 {
+		pcm = audio.DecodeULaw(nil, audio.EncodeULaw(nil, pcm))
+	}
+	return pcm
 }
 
 // speechEnd is the time the last loud sample of pcm ends (espeak-ng pads

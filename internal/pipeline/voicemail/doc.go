@@ -25,13 +25,14 @@
 //     least 100 ms of speech ended by 100 ms of silence (a person's greeting
 //     has one to four, "Yeah, hello? Who is this?" three);
 //     AfterGreeting (800 ms, as app_amd) of silence after a greeting
-//     within both limits is Human. Silence inside a machine's greeting, at
-//     commas and full stops, is 200-500 ms.
+//     within both limits is Human. The pauses inside a machine's greeting,
+//     at commas and full stops, are shorter (200-500 ms; espeak-ng's about
+//     300).
 //   - The transcript: while undecided, a phrase from Config.Phrases
 //     (DefaultPhrases: "leave a message", "not available", "after the
 //     tone", "voicemail", "you have reached", ...) in the text the engine
-//     recognises is Machine at once, typically a second or two before the
-//     greeting's length decides. Phrases are matched on whole words,
+//     recognises is Machine at once, which can be before the greeting's
+//     length decides (and decides a greeting broken by long pauses). Phrases are matched on whole words,
 //     ignoring case, punctuation and apostrophes, across the pieces of text
 //     given. After a Human verdict phrases are ignored: the person may well
 //     say "she's not available".

@@ -31,25 +31,32 @@ func need(t testing.TB) {
 
 var (
 	spokenMu sync.Mutex
-	spoken   = map[string][]int16{} // text → 16 kHz speech
+	spoken   = map[tts.Request][]int16{} // → 16 kHz speech
 )
 
-// speak returns text spoken by espeak-ng at rate: synthesized at 16 kHz
-// (once per text per test binary) and resampled for 8 kHz.
+// speak returns text spoken by espeak-ng's default voice at rate.
 func speak(t testing.TB, text string, rate int) []int16 {
 	t.Helper()
+	return speakAs(t, "", text, rate)
+}
+
+// speakAs returns text spoken by an espeak-ng voice at rate: synthesized at
+// 16 kHz (once per test binary) and resampled for 8 kHz.
+func speakAs(t testing.TB, voice, text string, rate int) []int16 {
+	t.Helper()
 	need(t)
+	r := tts.Request{Text: text, Voice: voice}
 	spokenMu.Lock()
-	pcm, ok := spoken[text]
+	pcm, ok := spoken[r]
 	spokenMu.Unlock()
 	if !ok {
-		_, err := espeak.New(espeak.Config{}).Synthesize(context.Background(), tts.Request{Text: text}, 16000,
+		_, err := espeak.New(espeak.Config{}).Synthesize(context.Background(), r, 16000,
 			func(p []int16) error { pcm = append(pcm, p...); return nil })
 		if err != nil {
-			t.Fatalf("espeak-ng %q: %v", text, err)
+			t.Fatalf("espeak-ng %q %q: %v", voice, text, err)
 		}
 		spokenMu.Lock()
-		spoken[text] = pcm
+		spoken[r] = pcm
 		spokenMu.Unlock()
 	}
 	if rate == 16000 {
