@@ -82,9 +82,10 @@ func (s *spectrum) power(x []float64) []float64 {
 	}
 	// Split: X[k] = E[k] + e^{-2πik/n}·O[k], where E and O are the DFTs of
 	// the even and odd samples: E = (Z[k] + Z*[m-k])/2, O = (Z[k] - Z*[m-k])/2i.
+	mask := m - 1 // m is a power of two: & mask is % m without a division
 	for k := 0; k <= m; k++ {
-		zr, zi := s.re[k%m], s.im[k%m]
-		cr, ci := s.re[(m-k)%m], -s.im[(m-k)%m]
+		zr, zi := s.re[k&mask], s.im[k&mask]
+		cr, ci := s.re[(m-k)&mask], -s.im[(m-k)&mask]
 		er, ei := (zr+cr)/2, (zi+ci)/2
 		// (Z - C)/2i = -i(Z - C)/2
 		or, oi := (zi-ci)/2, -(zr-cr)/2
