@@ -14,7 +14,7 @@ const (
 
 // reading is what toneMeter.measure finds in one block.
 type reading struct {
-	level  float64 // dBFS (RMS) of the block
+	level  float64 // dBFS (RMS) of the high-passed block
 	hz     float64 // frequency of the strongest peak in beepLoHz..beepHiHz
 	purity float64 // share of the block's energy in that peak's main lobe
 	swing  float64 // dB between the loudest and the quietest quarter of the block

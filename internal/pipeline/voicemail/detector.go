@@ -86,8 +86,9 @@ func (v Verdict) String() string {
 type State struct {
 	Verdict Verdict
 	// Reason says why, for logs and metrics: "greeting 2.5s of speech",
-	// "6 words", "beep 1000 Hz", `phrase "leave a message"`, "greeting
-	// 0.6s then 0.8s of silence", "no speech in 6s (dead air)".
+	// "greeting of 6 words", "beep 1000 Hz", `phrase "leave a message"`,
+	// "greeting 0.4s then 0.8s of silence", "no speech in 6s (dead air)",
+	// "undecided after 6s". It is set with the verdict and kept.
 	Reason string
 	// Beep: a beep is sounding in this frame (the machine records after
 	// it). It is reported from 120 ms (MinBeep) into the beep to its end.

@@ -96,8 +96,8 @@
 //
 // Per 20 ms frame: the VAD (two biquads and a 4×4 solve), two more biquads
 // and one 256-point complex FFT at 16 kHz (128 at 8 kHz). BenchmarkFrame
-// measures 8-13 µs a frame at 16 kHz and 5-8 µs at 8 kHz on a loaded 2-core
-// machine (under 0.1% of a core per call; the VAD is a third of it), with
-// no allocations. A Detector is for one call and is not safe for concurrent
+// measures 8 µs a frame at 16 kHz and 5 µs at 8 kHz (up to 22 and 9 on a
+// busy 2-core machine): under 0.1% of a core per call, the VAD a third of
+// it, with no allocations. A Detector is for one call and is not safe for concurrent
 // use.
 package voicemail
