@@ -25,13 +25,14 @@ func handshakeError(resp *http.Response, err error, language, model, key string)
 		return fmt.Errorf("%w: deepgram: %s", stt.ErrUnavailable, redact(err.Error(), key))
 	}
 	status := resp.StatusCode
-	text := fmt.Sprintf("%d %s", status, http.StatusText(status))
-	if msg := redact(refusal(resp), key); msg != "" {
+	statusText := http.StatusText(status)
+	text := fmt.Sprintf("%d %s", status, statusText)
+	// Deepgram's messages often repeat the status: "Bad Request: No such ..."
+	msg := strings.TrimPrefix(redact(refusal(resp), key), statusText+": ")
+	if msg != "" && msg != statusText {
 		text += ": " + msg
 	}
-	if id := resp.Header.Get("dg-request-id"); id != "" {
-		text += " (request " + id + ")"
-	}
+	text += requestSuffix(resp.Header.Get("dg-request-id"))
 	switch {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		return fmt.Errorf("%w: deepgram refused the API key: %s", stt.ErrUnavailable, text)
@@ -76,9 +77,7 @@ func endError(end error, described, requestID string) error {
 	if described != "" {
 		suffix += ": " + shorten(described)
 	}
-	if requestID != "" {
-		suffix += " (request " + requestID + ")"
-	}
+	suffix += requestSuffix(requestID)
 	var ce websocket.CloseError
 	if errors.As(end, &ce) {
 		switch ce.Code {
@@ -94,6 +93,14 @@ func endError(end error, described, requestID string) error {
 		return fmt.Errorf("%w: deepgram closed the stream with %d %s%s", stt.ErrUnavailable, int(ce.Code), reason, suffix)
 	}
 	return fmt.Errorf("%w: deepgram connection lost: %v%s", stt.ErrUnavailable, end, suffix)
+}
+
+// requestSuffix names Deepgram's request id, which its support asks for.
+func requestSuffix(id string) string {
+	if id == "" {
+		return ""
+	}
+	return " (request " + id + ")"
 }
 
 // redact removes the API key from s, should a server or proxy echo it.

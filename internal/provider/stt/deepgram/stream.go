@@ -163,7 +163,7 @@ func (s *stream) Close() (stt.Result, error) {
 	case s.parent.Err() != nil:
 		err = s.parent.Err()
 	case !ended:
-		err = fmt.Errorf("%w: deepgram sent no end of stream within %s", stt.ErrUnavailable, s.final)
+		err = fmt.Errorf("%w: deepgram sent no end of stream within %s%s", stt.ErrUnavailable, s.final, requestSuffix(s.requestID))
 	default:
 		err = endError(s.end, s.described, s.requestID)
 	}

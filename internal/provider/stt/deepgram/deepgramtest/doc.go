@@ -27,4 +27,13 @@
 // CloseReason, CloseAfter), slow answers (FinalDelay), a server that never
 // answers (Hang) and Deepgram's idle close (IdleTimeout, 1011 NET-0001).
 // [Server.Streams] tells what the server saw.
+//
+// Typical use, in a test of code that takes an stt.Streamer:
+//
+//	srv := deepgramtest.New(t, deepgramtest.Options{
+//		Transcript: func(deepgramtest.StreamInfo) string { return "I'd like to book a table." },
+//	})
+//	rec := deepgram.New(deepgram.Config{BaseURL: srv.URL, APIKey: deepgramtest.DefaultAPIKey})
+//	// ... run the code under test with rec, then:
+//	got := srv.Streams()[0] // Query, Audio, Controls, End, ...
 package deepgramtest

@@ -55,8 +55,9 @@ type Options struct {
 	// FinalDelay is waited after Finalize or CloseStream before the
 	// results are sent.
 	FinalDelay time.Duration
-	// Hang: accept streams and read them, but never send anything nor
-	// close; the stream ends when the client goes away.
+	// Hang: accept streams and record them, but never send anything nor
+	// close (CloseCode and IdleTimeout do not apply); the stream ends when
+	// the client goes away.
 	Hang bool
 	// IdleTimeout, when not 0, closes a stream that received no message
 	// for that long with 1011 "NET-0001", as Deepgram does after 10 s.
