@@ -19,10 +19,6 @@ import (
 	"github.com/parley-voice/parley/internal/callqueue"
 	"github.com/parley-voice/parley/internal/media/sipua"
 	"github.com/parley-voice/parley/internal/org"
-	"github.com/parley-voice/parley/internal/pipeline"
-	"github.com/parley-voice/parley/internal/provider/llm/openai"
-	"github.com/parley-voice/parley/internal/provider/stt/sphinx"
-	"github.com/parley-voice/parley/internal/provider/tts/espeak"
 	"github.com/parley-voice/parley/internal/recording"
 	"github.com/parley-voice/parley/internal/secret"
 	"github.com/parley-voice/parley/internal/store"
@@ -106,7 +102,7 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 	var phone *telephony.Phone
 	d := dialer(c)
 	if c.Dialer == "sip" {
-		if ua, phone, err = newPhone(c, st, box, services, hooks, log); err != nil {
+		if ua, phone, err = newPhone(c, st, box, services, hooks, reg, log); err != nil {
 			st.Close()
 			return nil, err
 		}
@@ -133,7 +129,7 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 }
 
 // telephony builds the SIP user agent and the phone over it.
-func newPhone(c Config, st store.Store, box *secret.Box, services api.Services, hooks *webhook.Sender, log *slog.Logger) (*sipua.UA, *telephony.Phone, error) {
+func newPhone(c Config, st store.Store, box *secret.Box, services api.Services, hooks *webhook.Sender, reg prometheus.Registerer, log *slog.Logger) (*sipua.UA, *telephony.Phone, error) {
 	lo, hi, err := c.rtpRange()
 	if err != nil {
 		return nil, nil, err
@@ -158,15 +154,7 @@ func newPhone(c Config, st store.Store, box *secret.Box, services api.Services, 
 		UA: ua, Store: st, Box: box, PreCalls: hooks, Secret: services.Orgs.WebhookSecret,
 		Recordings: services.Recordings, RingTimeout: c.RingTimeout, Logger: log,
 	}
-	if c.LLMBaseURL != "" {
-		// With a model, answered calls talk: local speech both ways.
-		phone.Conversation = &pipeline.Engine{
-			LLM:   openai.New(openai.Config{BaseURL: c.LLMBaseURL, APIKey: c.LLMAPIKey, Model: c.LLMModel}),
-			STT:   sphinx.New(sphinx.Config{}),
-			TTS:   espeak.New(espeak.Config{Logger: log}),
-			Store: st, Logger: log,
-		}
-	}
+	phone.Conversation = newEngine(c, st, services.Orgs, hooks, reg, log)
 	if c.SIPTrunkHost != "" {
 		phone.DefaultTrunk = &telephony.Trunk{
 			Host: c.SIPTrunkHost, Port: c.SIPTrunkPort, Transport: c.SIPTrunkTransport,

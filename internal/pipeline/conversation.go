@@ -57,7 +57,7 @@ func newConversation(e *Engine, l *telephony.Live, tools []model.CustomTool) *co
 		audio:   l.Session.Audio(Rate),
 		vad:     vad.New(vad.Config{Rate: Rate}),
 		metrics: &metrics{},
-		log:     &transcriptLog{st: e.Store, call: l.Call, now: e.now},
+		log:     &transcriptLog{st: e.Store, call: l.Call, now: e.now, start: e.now()},
 		heard:   make(chan heard, 4),
 	}
 	c.history = []llm.Message{{Role: llm.RoleSystem, Content: systemPrompt(l.Call, l.Agent)}}

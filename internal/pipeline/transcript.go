@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"math"
 	"sync"
 	"time"
 
@@ -17,15 +18,21 @@ type transcriptLog struct {
 	st   store.Store
 	call model.Call
 	now  func() time.Time
+	// start is when the conversation began.
+	start time.Time
 
 	mu sync.Mutex // entries land in the order they are made
 }
 
+// at is the entry's time in seconds from the start of the call: its
+// startedAt, or, when the record is not marked answered yet (the line
+// answers before the queue records it), the moment the conversation began.
 func (t *transcriptLog) at() float64 {
-	if t.call.StartedAt == nil {
-		return 0
+	start := t.start
+	if t.call.StartedAt != nil {
+		start = *t.call.StartedAt
 	}
-	return float64(t.now().Sub(*t.call.StartedAt).Milliseconds()) / 1000
+	return math.Round(float64(t.now().Sub(start).Milliseconds())) / 1000
 }
 
 func (t *transcriptLog) append(e map[string]any) {

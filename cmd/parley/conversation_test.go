@@ -1,0 +1,178 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parley-voice/parley/internal/provider/llm/llmtest"
+)
+
+// requireLocalSpeech fails under CI and skips elsewhere when espeak-ng or
+// pocketsphinx is missing.
+func requireLocalSpeech(t *testing.T) {
+	t.Helper()
+	for _, bin := range []string{"espeak-ng", "pocketsphinx_continuous"} {
+		if _, err := exec.LookPath(bin); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s is missing: run scripts/deps.sh", bin)
+			}
+			t.Skipf("%s is missing", bin)
+		}
+	}
+}
+
+// A whole conversation offline, through the front door: agent A calls
+// agent B over the loopback trunk with local speech both ways (espeak-ng,
+// pocketsphinx) and a fake model on loopback. A follows a short script, B
+// answers and ends the call with end_call; both transcripts hold the
+// exchange in order, and B's post-call webhook carries its transcript,
+// summary and every seed metric.
+func TestAgentsHoldAConversationOffline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	requireLocalSpeech(t)
+	customer := []string{"Hi, I would like a table for two tonight.", "Perfect, thank you very much. Goodbye."}
+	frontDesk := []string{"Certainly, a table for two tonight is booked.", "You are welcome, goodbye!"}
+	fake := llmtest.New(t, func(r llmtest.Request) llmtest.Reply {
+		system, _ := r.Messages[0]["content"].(string)
+		if strings.HasPrefix(system, "Summarize") {
+			return llmtest.Reply{Text: []string{"A customer booked a table for two tonight."}}
+		}
+		heard := 0
+		for _, m := range r.Messages {
+			if m["role"] == "user" {
+				heard++
+			}
+		}
+		if strings.HasPrefix(system, "You are a customer") {
+			return llmtest.Reply{Text: []string{customer[min(heard, len(customer))-1]}}
+		}
+		if heard >= len(frontDesk) {
+			if r.Messages[len(r.Messages)-1]["role"] == "tool" {
+				return llmtest.Reply{}
+			}
+			return llmtest.Reply{Text: []string{frontDesk[1]},
+				ToolCalls: []llmtest.ToolCallReply{{ID: "call_end", Name: "end_call", Arguments: "{}"}}}
+		}
+		return llmtest.Reply{Text: []string{frontDesk[heard-1]}}
+	})
+	hooks := newReceiver(t)
+
+	bin := build(t)
+	srv := startServer(t, bin, []string{"PARLEY_DATA_DIR=" + t.TempDir()},
+		"--dialer", "sip", "--sip-addr", "127.0.0.1:0", "--rtp-ports", "31200-31300",
+		"--llm-base-url", fake.URL, "--llm-api-key", "test-key", "--llm-model", "fake-model")
+	a := api{t: t, base: "http://" + srv.addr + "/v1", key: srv.key}
+
+	trunk := a.do("POST", "/sip-trunks", `{"friendlyName":"Loopback","transport":"loopback"}`, 201)
+	b := a.do("POST", "/agents", fmt.Sprintf(`{"name":"Front desk","promptTemplate":"You are the front desk of Luigi's restaurant.",
+		"firstMessage":"Luigi's restaurant, how can I help you?","firstMessageMode":"static","endCallEnabled":true,
+		"postCallWebhookUrl":%q}`, hooks.URL), 201)
+	caller := a.do("POST", "/agents", fmt.Sprintf(`{"name":"Customer","promptTemplate":"You are a customer calling to book a table.",
+		"sipTrunkId":%q,"postCallWebhookUrl":%q}`, trunk["id"], hooks.URL), 201)
+	a.do("POST", "/phone-numbers", fmt.Sprintf(`{"e164":"+15551230000","agentId":%q}`, b["id"]), 201)
+	out := a.do("POST", "/calls", fmt.Sprintf(`{"agentId":%q,"fromNumber":"+15550001000","toNumber":"+15551230000"}`, caller["id"]), 201)
+	outID := out["id"].(string)
+
+	// B ends the call; both records settle and both webhooks arrive.
+	var inID string
+	deadline := time.Now().Add(150 * time.Second)
+	for {
+		if time.Now().After(deadline) {
+			t.Fatalf("the conversation did not end: %v\n%s", a.do("GET", "/calls/"+outID, "", 200), srv.logs)
+		}
+		time.Sleep(200 * time.Millisecond)
+		list := a.do("GET", "/calls?direction=INBOUND", "", 200)
+		data, _ := list["data"].([]any)
+		if len(data) != 1 {
+			continue
+		}
+		inID = data[0].(map[string]any)["id"].(string)
+		if hooks.got(inID) != nil && hooks.got(outID) != nil {
+			break
+		}
+	}
+	in, outRec := hooks.got(inID), hooks.got(outID)
+	if in["status"] != "COMPLETED" || in["hangupCause"] != "END_CALL_TOOL" {
+		t.Errorf("B's call ended %v %v %v", in["status"], in["hangupCause"], in["errorMessage"])
+	}
+	if outRec["status"] != "COMPLETED" || outRec["hangupCause"] != "USER_ENDED" {
+		t.Errorf("A's call ended %v %v %v", outRec["status"], outRec["hangupCause"], outRec["errorMessage"])
+	}
+
+	// B: its greeting, then turn by turn what it heard and what it said,
+	// then the end_call entry.
+	wantB := []string{"assistant:Luigi's restaurant, how can I help you?", "user", "assistant:" + frontDesk[0], "user",
+		"assistant:" + frontDesk[1], "tool:end_call"}
+	checkTranscript(t, "B", in, wantB)
+	// A: what it heard of B's greeting, its lines, what it heard back.
+	wantA := []string{"user", "assistant:" + customer[0], "user", "assistant:" + customer[1]}
+	checkTranscript(t, "A", outRec, wantA)
+
+	if in["summary"] != "A customer booked a table for two tonight." {
+		t.Errorf("summary %v", in["summary"])
+	}
+	metrics, _ := in["metrics"].(map[string]any)
+	for _, k := range []string{"llm_prompt_tokens", "llm_completion_tokens", "llm_prompt_cached_tokens", "llm_input_audio_tokens",
+		"llm_output_audio_tokens", "stt_audio_duration", "tts_audio_duration", "tts_characters_count"} {
+		if _, ok := metrics[k]; !ok {
+			t.Errorf("B's metrics lack %s: %v", k, metrics)
+		}
+	}
+	if n, _ := metrics["tts_characters_count"].(float64); n < float64(len(frontDesk[0])) {
+		t.Errorf("tts_characters_count %v", metrics["tts_characters_count"])
+	}
+	if d, _ := metrics["stt_audio_duration"].(float64); d < 1 {
+		t.Errorf("stt_audio_duration %v: B heard less than a second of A", metrics["stt_audio_duration"])
+	}
+	if turns, _ := metrics["turn_latency"].([]any); len(turns) < 2 {
+		t.Errorf("turn_latency %v", metrics["turn_latency"])
+	}
+	// The model was asked with the agent's settings.
+	reqs := fake.Requests()
+	if len(reqs) == 0 || reqs[0].Model != "fake-model" || reqs[0].Header.Get("Authorization") != "Bearer test-key" {
+		t.Errorf("model requests: %d, first %+v", len(reqs), reqs[0])
+	}
+}
+
+// checkTranscript compares a record's transcript with want: "role" or
+// "role:text" for messages, "tool:name" for tool calls, in order, with
+// seq 0..n-1, times that never go back, and user entries that have text.
+func checkTranscript(t *testing.T, who string, rec map[string]any, want []string) {
+	t.Helper()
+	entries, _ := rec["transcript"].([]any)
+	var got []string
+	last := 0.0
+	for i, e := range entries {
+		e := e.(map[string]any)
+		if int(e["seq"].(float64)) != i {
+			t.Errorf("%s entry %d has seq %v", who, i, e["seq"])
+		}
+		if at, _ := e["at"].(float64); at < last || (i > 0 && at == 0) {
+			t.Errorf("%s entry %d at %v after %v", who, i, e["at"], last)
+		} else {
+			last = at
+		}
+		switch {
+		case e["type"] == "tool_call":
+			got = append(got, "tool:"+e["tool"].(map[string]any)["name"].(string))
+		case e["role"] == "user":
+			if s, _ := e["text"].(string); strings.TrimSpace(s) == "" || e["language"] == nil {
+				t.Errorf("%s user entry %v", who, e)
+			}
+			if len(got) == 0 || got[len(got)-1] != "user" { // a pause mid-line may split it in two turns
+				got = append(got, "user")
+			}
+		default:
+			got = append(got, fmt.Sprintf("%v:%v", e["role"], e["text"]))
+		}
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("%s's transcript:\n%s\nwant:\n%s\nentries: %v", who, strings.Join(got, "\n"), strings.Join(want, "\n"), entries)
+	}
+}

@@ -1,0 +1,32 @@
+package app
+
+import (
+	"log/slog"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/parley-voice/parley/internal/org"
+	"github.com/parley-voice/parley/internal/pipeline"
+	"github.com/parley-voice/parley/internal/provider/llm/openai"
+	"github.com/parley-voice/parley/internal/provider/stt/sphinx"
+	"github.com/parley-voice/parley/internal/provider/tts/espeak"
+	"github.com/parley-voice/parley/internal/store"
+	"github.com/parley-voice/parley/internal/webhook"
+)
+
+// newEngine builds the conversation engine from the provider settings.
+// Without --llm-base-url it still answers calls (a static greeting plays),
+// but the first turn that needs the model ends the call FAILED with an
+// errorMessage naming the setting.
+func newEngine(c Config, st store.Store, orgs *org.Service, hooks *webhook.Sender, reg prometheus.Registerer, log *slog.Logger) *pipeline.Engine {
+	e := &pipeline.Engine{
+		STT:   sphinx.New(sphinx.Config{}),
+		TTS:   espeak.New(espeak.Config{Logger: log}),
+		Store: st, Logger: log, Model: c.LLMModel,
+		Webhooks: hooks, Secret: orgs.WebhookSecret, Metrics: pipeline.NewMetrics(reg),
+	}
+	if c.LLMBaseURL != "" {
+		e.LLM = openai.New(openai.Config{BaseURL: c.LLMBaseURL, APIKey: c.LLMAPIKey, Model: c.LLMModel})
+	}
+	return e
+}
