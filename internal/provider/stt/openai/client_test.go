@@ -187,6 +187,18 @@ func TestErrors(t *testing.T) {
 	}
 }
 
+// TestKeyNeverShown: a key of any shape is scrubbed from the server's
+// message.
+func TestKeyNeverShown(t *testing.T) {
+	const local = "local-secret-42"
+	r, _ := setup(t, reply(openaitest.Reply{Status: 401, Message: "key '" + local + "' unknown"}),
+		func(c *Config) { c.APIKey = local })
+	_, err := transcribe(t, r, speech(8000), 8000, "en")
+	if !errors.Is(err, stt.ErrUnavailable) || strings.Contains(err.Error(), local) || !strings.Contains(err.Error(), "key refused") {
+		t.Errorf("err = %v", err)
+	}
+}
+
 func TestAudioTooLong(t *testing.T) {
 	r, server := setup(t, reply(openaitest.Reply{Text: "ok"}))
 	_, err := transcribe(t, r, make([]int16, maxSamples+1), 16000, "en")
@@ -224,7 +236,7 @@ func TestTimeout(t *testing.T) {
 		r, _ := setup(t, reply(rep), func(c *Config) { c.Timeout = 100 * time.Millisecond })
 		start := time.Now()
 		_, err := transcribe(t, r, speech(8000), 8000, "en")
-		if !errors.Is(err, stt.ErrUnavailable) || !strings.Contains(err.Error(), "no transcript within 100ms") {
+		if !errors.Is(err, stt.ErrUnavailable) || err.Error() != "stt: engine unavailable: no transcript within 100ms" {
 			t.Errorf("%s: err = %v, want the timeout", name, err)
 		}
 		if d := time.Since(start); d > 500*time.Millisecond {

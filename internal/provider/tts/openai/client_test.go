@@ -151,8 +151,9 @@ func TestStreaming(t *testing.T) {
 func TestResample(t *testing.T) {
 	tone := audio.Tone(440, 24000, time.Second, 0.5)
 	for _, rate := range []int{8000, 16000, 24000, 48000} {
-		// 4801-byte chunks split samples between reads.
-		s, _ := setup(t, reply(openaitest.Reply{PCM: tone, ChunkBytes: 4801}))
+		// 4801-byte chunks, each read on its own, split samples between
+		// reads.
+		s, _ := setup(t, reply(openaitest.Reply{PCM: tone, ChunkBytes: 4801, ChunkGap: 5 * time.Millisecond}))
 		stats, pcm, pieces, err := synthesize(t, s, hello, rate)
 		if err != nil {
 			t.Fatalf("%d Hz: %v", rate, err)
@@ -250,6 +251,18 @@ func TestErrors(t *testing.T) {
 	}
 }
 
+// TestKeyNeverShown: a key of any shape is scrubbed from the server's
+// message.
+func TestKeyNeverShown(t *testing.T) {
+	const local = "local-secret-42"
+	s, _ := setup(t, reply(openaitest.Reply{Status: 401, Message: "key '" + local + "' unknown"}),
+		func(c *Config) { c.APIKey = local })
+	_, _, _, err := synthesize(t, s, hello, 8000)
+	if !errors.Is(err, tts.ErrUnavailable) || strings.Contains(err.Error(), local) || !strings.Contains(err.Error(), "key refused") {
+		t.Errorf("err = %v", err)
+	}
+}
+
 func TestNotAudio(t *testing.T) {
 	for _, tc := range []struct{ contentType, body, want string }{
 		{"application/json", `{"error":{"message":"model is warming up"}}`, "model is warming up"},
@@ -285,7 +298,7 @@ func TestFirstAudioTimeout(t *testing.T) {
 		})
 		start := time.Now()
 		_, _, _, err := synthesize(t, s, hello, 8000)
-		if !errors.Is(err, tts.ErrUnavailable) || !strings.Contains(err.Error(), "no audio within 100ms") {
+		if !errors.Is(err, tts.ErrUnavailable) || err.Error() != "tts: engine unavailable: no audio within 100ms" {
 			t.Errorf("%s: err = %v, want the first-audio timeout", name, err)
 		}
 		if d := time.Since(start); d > 600*time.Millisecond {
@@ -302,7 +315,7 @@ func TestStall(t *testing.T) {
 		})
 	start := time.Now()
 	stats, _, _, err := synthesize(t, s, hello, 8000)
-	if !errors.Is(err, tts.ErrUnavailable) || !strings.Contains(err.Error(), "no audio for 100ms") {
+	if !errors.Is(err, tts.ErrUnavailable) || err.Error() != "tts: engine unavailable: no audio for 100ms" {
 		t.Errorf("err = %v, want the stall timeout", err)
 	}
 	if stats.Audio != 200*time.Millisecond {
@@ -329,13 +342,13 @@ func TestGapsWithinTimeouts(t *testing.T) {
 // TestSlowOut: the time out takes (a caller pacing playback) is not a
 // stall of the server.
 func TestSlowOut(t *testing.T) {
-	s, _ := setup(t, reply(openaitest.Reply{PCM: audio.Tone(440, 24000, 300*time.Millisecond, 0.5)}),
+	s, _ := setup(t, reply(openaitest.Reply{PCM: audio.Tone(440, 24000, 500*time.Millisecond, 0.5), ChunkGap: 10 * time.Millisecond}),
 		func(c *Config) { c.StallTimeout = 50 * time.Millisecond })
 	stats, err := s.Synthesize(t.Context(), hello, 8000, func([]int16) error {
 		time.Sleep(100 * time.Millisecond)
 		return nil
 	})
-	if err != nil || stats.Audio != 300*time.Millisecond {
+	if err != nil || stats.Audio != 500*time.Millisecond {
 		t.Errorf("stats %+v, err = %v", stats, err)
 	}
 }
@@ -395,6 +408,23 @@ func TestCancel(t *testing.T) {
 		if after != 0 {
 			t.Errorf("%s: audio handed out after the cancel", name)
 		}
+	}
+}
+
+// TestCancelInOut: audio already read when out cancels is not handed out.
+func TestCancelInOut(t *testing.T) {
+	s, _ := setup(t, reply(openaitest.Reply{PCM: audio.Tone(440, 24000, time.Second, 0.5), ChunkBytes: 960}))
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	calls := 0
+	_, err := s.Synthesize(ctx, hello, 8000, func([]int16) error {
+		calls++
+		cancel()
+		time.Sleep(20 * time.Millisecond) // the rest arrives meanwhile
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) || calls != 1 {
+		t.Errorf("err = %v after %d calls of out, want context.Canceled after 1", err, calls)
 	}
 }
 

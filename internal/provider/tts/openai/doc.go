@@ -54,6 +54,5 @@
 //
 // An error from out stops the read and is returned as it is. Canceling ctx
 // stops the read at once and returns an error wrapping ctx.Err() and no
-// kind; no audio is handed to out after that. Synthesize starts no
-// goroutine.
+// kind; no audio is handed to out after that.
 package openai
