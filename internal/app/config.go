@@ -49,6 +49,7 @@ type Config struct {
 	LLMModel          string
 	STT               string
 	TTS               string
+	Speech            SpeechConfig
 	SIPTLSAddr        string
 	SIPTLSCert        string
 	SIPTLSKey         string
@@ -88,8 +89,9 @@ func serveFlags(fs *flag.FlagSet, c *Config) {
 	fs.StringVar(&c.LLMBaseURL, "llm-base-url", "", "OpenAI-compatible chat-completions API, e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1 (unset: calls that need the model end FAILED naming this flag)")
 	fs.StringVar(&c.LLMAPIKey, "llm-api-key", "", "key for --llm-base-url")
 	fs.StringVar(&c.LLMModel, "llm-model", "gpt-4o-mini", "model for --llm-base-url")
-	fs.StringVar(&c.STT, "stt", "local", "speech to text: local (pocketsphinx, offline)")
-	fs.StringVar(&c.TTS, "tts", "local", "text to speech: local (espeak-ng, offline)")
+	fs.StringVar(&c.STT, "stt", "local", "speech to text: local (pocketsphinx, offline), deepgram or openai")
+	fs.StringVar(&c.TTS, "tts", "local", "text to speech: local (espeak-ng, offline), openai or elevenlabs")
+	speechFlags(fs, &c.Speech)
 	fs.StringVar(&c.SIPTLSAddr, "sip-tls-addr", "", "SIP over TLS listen address, e.g. 0.0.0.0:5061 (unset: no TLS in or out)")
 	fs.StringVar(&c.SIPTLSCert, "sip-tls-cert", "", "PEM certificate (chain) for SIP over TLS (unset: self-signed, enough for calling out)")
 	fs.StringVar(&c.SIPTLSKey, "sip-tls-key", "", "PEM private key of --sip-tls-cert")
@@ -171,12 +173,7 @@ func (c *Config) check() error {
 			errs = append(errs, errors.New("--sip-max-dialogs must be at least 1"))
 		}
 	}
-	if c.STT != "" && c.STT != "local" {
-		errs = append(errs, errors.New("--stt must be local (deepgram and openai are not built yet)"))
-	}
-	if c.TTS != "" && c.TTS != "local" {
-		errs = append(errs, errors.New("--tts must be local (openai and elevenlabs are not built yet)"))
-	}
+	errs = append(errs, c.Speech.check(c.STT, c.TTS, c.LLMAPIKey)...)
 	if c.LLMBaseURL != "" && !strings.HasPrefix(c.LLMBaseURL, "http://") && !strings.HasPrefix(c.LLMBaseURL, "https://") {
 		errs = append(errs, errors.New("--llm-base-url must be an http(s) URL"))
 	}

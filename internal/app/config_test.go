@@ -122,3 +122,33 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+func TestSpeechEngineSettings(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string // in the error; "" = accepted
+	}{
+		{[]string{"--stt", "whisper"}, "--stt must be local, deepgram or openai"},
+		{[]string{"--tts", "polly"}, "--tts must be local, openai or elevenlabs"},
+		{[]string{"--stt", "deepgram"}, "--stt deepgram needs --deepgram-api-key"},
+		{[]string{"--tts", "elevenlabs"}, "--tts elevenlabs needs --elevenlabs-api-key"},
+		{[]string{"--tts", "openai"}, "--tts openai needs --openai-api-key"},
+		{[]string{"--stt", "openai", "--openai-api-key", "k", "--openai-base-url", "ftp://x"}, "--openai-base-url must be an http(s) URL"},
+		{[]string{"--stt", "deepgram", "--deepgram-api-key", "k", "--tts", "elevenlabs", "--elevenlabs-api-key", "k"}, ""},
+		{[]string{"--stt", "openai", "--tts", "openai", "--llm-api-key", "k"}, ""},
+	} {
+		var c Config
+		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+		serveFlags(fs, &c)
+		if err := fs.Parse(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		err := c.check()
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%v: %v", tc.args, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%v: error %v, want %q", tc.args, err, tc.want)
+		}
+	}
+}

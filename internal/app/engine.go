@@ -8,8 +8,6 @@ import (
 	"github.com/parley-voice/parley/internal/org"
 	"github.com/parley-voice/parley/internal/pipeline"
 	"github.com/parley-voice/parley/internal/provider/llm/openai"
-	"github.com/parley-voice/parley/internal/provider/stt/sphinx"
-	"github.com/parley-voice/parley/internal/provider/tts/espeak"
 	"github.com/parley-voice/parley/internal/store"
 	"github.com/parley-voice/parley/internal/webhook"
 )
@@ -20,8 +18,8 @@ import (
 // errorMessage naming the setting.
 func newEngine(c Config, st store.Store, orgs *org.Service, hooks *webhook.Sender, reg prometheus.Registerer, log *slog.Logger) *pipeline.Engine {
 	e := &pipeline.Engine{
-		STT:   sphinx.New(sphinx.Config{}),
-		TTS:   espeak.New(espeak.Config{Logger: log}),
+		STT:   c.recognizer(),
+		TTS:   c.synthesizer(log),
 		Store: st, Logger: log, Model: c.LLMModel,
 		Webhooks: hooks, Secret: orgs.WebhookSecret, Metrics: pipeline.NewMetrics(reg),
 	}
