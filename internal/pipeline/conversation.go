@@ -36,11 +36,11 @@ type conversation struct {
 	heard     chan heard     // finished transcriptions
 	queued    []queuedTurn   // caller turns heard while an uninterruptible reply ran
 
-	lastHeard    time.Time // the caller's last speech, or the end of our last turn
-	lastSpeechAt time.Time // when the caller's last speech frame was read
-	nudged       bool      // re-engaged the caller since they last spoke
-	closing      bool      // the closing line is under way: no more turns
-	failures     int       // provider failures in a row
+	lastHeard    time.Time      // the caller's last speech, or the end of our last turn
+	lastSpeechAt time.Time      // when the caller's last speech frame was read
+	nudged       bool           // re-engaged the caller since they last spoke
+	closing      bool           // the closing line is under way: no more turns
+	failures     map[string]int // failures in a row, per provider
 	endCause     string
 	failure      string // errorMessage when the call ends FAILED
 }
@@ -54,11 +54,12 @@ type frame struct {
 func newConversation(e *Engine, l *telephony.Live, tools []model.CustomTool) *conversation {
 	c := &conversation{
 		e: e, live: l, agent: l.Agent.Config, tools: tools,
-		audio:   l.Session.Audio(Rate),
-		vad:     vad.New(vad.Config{Rate: Rate}),
-		metrics: &metrics{},
-		log:     &transcriptLog{st: e.Store, call: l.Call, now: e.now, start: e.now()},
-		heard:   make(chan heard, 4),
+		audio:    l.Session.Audio(Rate),
+		vad:      vad.New(vad.Config{Rate: Rate}),
+		metrics:  &metrics{},
+		log:      &transcriptLog{st: e.Store, call: l.Call, now: e.now, start: e.now()},
+		heard:    make(chan heard, 4),
+		failures: map[string]int{},
 	}
 	c.history = []llm.Message{{Role: llm.RoleSystem, Content: systemPrompt(l.Call, l.Agent)}}
 	return c

@@ -164,14 +164,14 @@ func (c *conversation) onHeard(ctx context.Context, h heard) {
 	}
 	if h.err != nil {
 		c.e.log().Warn("transcription failed", "call_id", c.live.Call.ID, "err", h.err)
-		c.providerFailed(ctx, "speech recognition", h.err, "Sorry, I didn't catch that. Could you say it again?")
+		c.providerFailed(ctx, whatSTT, h.err, "Sorry, I didn't catch that. Could you say it again?")
 		return
 	}
 	text := strings.TrimSpace(h.res.Text)
 	if text == "" {
 		return // noise, or nothing the recognizer could make out
 	}
-	c.failures = 0
+	delete(c.failures, whatSTT)
 	h.t.lat.mark(stageSTT)
 	c.turn++
 	msg := llm.Message{Role: llm.RoleUser, Content: text}
@@ -200,8 +200,15 @@ type queuedTurn struct {
 // providerFailCause ends a call whose providers keep failing.
 const providerFailCause = "PROVIDER_ERROR"
 
-// maxFailures is how many provider failures in a row end the call.
+// maxFailures is how many failures in a row of one provider end the call.
 const maxFailures = 3
+
+// The providers, as failure messages name them.
+const (
+	whatSTT = "speech recognition"
+	whatLLM = "the language model"
+	whatTTS = "speech synthesis"
+)
 
 // providerFailed handles a failed provider request: an apology while the
 // call can still recover, then, after maxFailures in a row, the end of the
@@ -210,10 +217,10 @@ func (c *conversation) providerFailed(ctx context.Context, what string, err erro
 	if errors.Is(err, context.Canceled) {
 		return
 	}
-	c.failures++
-	if c.failures >= maxFailures {
+	c.failures[what]++
+	if n := c.failures[what]; n >= maxFailures {
 		c.endCause = providerFailCause
-		c.failure = what + " failed " + strconv.Itoa(c.failures) + " times in a row: " + err.Error()
+		c.failure = what + " failed " + strconv.Itoa(n) + " times in a row: " + err.Error()
 		return
 	}
 	if c.reply == nil && apology != "" {

@@ -98,13 +98,16 @@ func (c *conversation) onReplied(ctx context.Context) {
 		return
 	case r.failed != nil:
 		c.e.log().Warn("model failed", "call_id", c.live.Call.ID, "err", r.failed)
-		c.providerFailed(ctx, "the language model", r.failed, "Sorry, I am having trouble right now. Please give me a moment and say that again.")
+		c.providerFailed(ctx, whatLLM, r.failed, "Sorry, I am having trouble right now. Please give me a moment and say that again.")
 		return
 	case r.mute != nil:
-		c.providerFailed(ctx, "speech synthesis", r.mute, "Sorry, something went wrong on my side. Could you repeat that?")
+		c.providerFailed(ctx, whatTTS, r.mute, "Sorry, something went wrong on my side. Could you repeat that?")
 		return
 	case r.fixed == nil:
-		c.failures = 0
+		delete(c.failures, whatLLM)
+		delete(c.failures, whatTTS)
+	default:
+		delete(c.failures, whatTTS)
 	}
 	if len(c.queued) > 0 && !c.closing {
 		for _, q := range c.queued {
