@@ -40,6 +40,7 @@ type conversation struct {
 	lastSpeechAt time.Time      // when the caller's last speech frame was read
 	nudged       bool           // re-engaged the caller since they last spoke
 	closing      bool           // the closing line is under way: no more turns
+	screening    *screening     // voicemail detection under way
 	failures     map[string]int // failures in a row, per provider
 	endCause     string
 	failure      string // errorMessage when the call ends FAILED
@@ -90,7 +91,9 @@ func (c *conversation) run(ctx context.Context) {
 	defer cancel()
 
 	c.lastHeard = c.e.now()
-	c.greet(ctx)
+	if c.screening = newScreening(c.live.Call, c.agent); c.screening == nil {
+		c.greet(ctx)
+	}
 	silence, nudge := c.silenceLimit(), c.turnTimeout()
 	closeAt := c.closingTimer()
 	tick := time.NewTicker(250 * time.Millisecond)

@@ -23,6 +23,8 @@ type fakeSession struct {
 	drained chan struct{}
 	start   time.Time
 	pressed []string
+	// firstOut is when the agent's first audio played.
+	firstOut time.Time
 }
 
 func newFakeSession() *fakeSession {
@@ -48,6 +50,9 @@ func (s *fakeSession) clock() {
 		c := copy(f, s.caller)
 		s.caller = s.caller[c:]
 		k := min(n, len(s.out))
+		if k > 0 && s.firstOut.IsZero() {
+			s.firstOut = time.Now()
+		}
 		s.played = append(s.played, s.out[:k]...)
 		s.out = s.out[k:]
 		if len(s.out) == 0 {

@@ -25,11 +25,15 @@ func (c *conversation) onFrame(ctx context.Context, f frame) {
 		c.lastHeard = now
 		c.nudged = false
 	}
-	if c.closing {
+	if c.screening != nil {
+		c.screen(ctx, f.pcm)
+	}
+	if c.closing || c.endCause != "" {
 		return
 	}
 	if v.Talking && c.listening == nil {
 		c.listening = c.transcribe(ctx)
+		c.listening.screened = c.screening != nil
 	}
 	if c.listening != nil && (v.Talking || v.End) {
 		c.listening.write(f.pcm)
@@ -73,6 +77,7 @@ type transcription struct {
 	lat      *latency // set when the utterance ended as a turn
 	deferred bool     // heard while the agent kept talking
 	ended    bool     // no more frames
+	screened bool     // heard while screening for voicemail: not a turn
 }
 
 // heard is a finished transcription.
@@ -173,6 +178,11 @@ func (c *conversation) onHeard(ctx context.Context, h heard) {
 	}
 	delete(c.failures, whatSTT)
 	h.t.lat.mark(stageSTT)
+	if h.t.screened {
+		c.log.user(c.turnID(), text, h.res.Language) // on the record, not answered
+		c.screenText(ctx, text)
+		return
+	}
 	c.turn++
 	msg := llm.Message{Role: llm.RoleUser, Content: text}
 	if h.t.deferred && c.reply != nil {
