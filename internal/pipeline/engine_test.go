@@ -262,6 +262,20 @@ func TestCallerInterruptsTheAgent(t *testing.T) {
 				if first["interrupted"] != true || len(first["text"].(string)) >= len(long) {
 					t.Errorf("first entry %v", first)
 				}
+				// The audio stopped within a frame of the threshold frame.
+				stops, _ := c.Metrics["interruption_stop_ms"].([]any)
+				if len(stops) != 1 || stops[0].(float64) >= 20 {
+					t.Errorf("interruption_stop_ms %v", c.Metrics["interruption_stop_ms"])
+				}
+				// The model's history holds only what the caller heard.
+				reqs := fake.Requests()
+				if len(reqs) == 0 {
+					t.Fatal("the model was not asked")
+				}
+				heard, _ := reqs[0].Messages[1]["content"].(string)
+				if reqs[0].Messages[1]["role"] != "assistant" || heard != first["text"] || !strings.HasSuffix(heard, "…") && len(heard) >= len(long) {
+					t.Errorf("history after the interruption: %v (transcript %q)", reqs[0].Messages[1], first["text"])
+				}
 			} else if first["interrupted"] == true || first["text"] != long {
 				t.Errorf("with interruptions disabled the greeting was cut: %v", first)
 			}
