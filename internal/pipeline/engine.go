@@ -34,6 +34,10 @@ type Engine struct {
 	Metrics *Metrics
 	// Now is the clock (tests); default time.Now.
 	Now func() time.Time
+
+	// Benchmarks watch turns and interruptions as they happen.
+	onTurn      func(f map[string]float64)
+	onInterrupt func(d time.Duration)
 }
 
 // Run implements telephony.Conversation.

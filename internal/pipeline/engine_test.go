@@ -48,7 +48,7 @@ type bench struct {
 	agent model.Agent
 }
 
-func newBench(t *testing.T, mods ...func(*model.Agent)) bench {
+func newBench(t testing.TB, mods ...func(*model.Agent)) bench {
 	t.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "p.db"))
@@ -95,6 +95,10 @@ func (b bench) stored(t *testing.T) model.Call {
 	}
 	return c
 }
+
+func requireSpeechErr() error { return espeak.Available() }
+
+func newEspeak() *espeak.Synthesizer { return espeak.New(espeak.Config{}) }
 
 func requireSpeech(t *testing.T) {
 	t.Helper()

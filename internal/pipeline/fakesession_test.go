@@ -23,12 +23,17 @@ type fakeSession struct {
 	drained chan struct{}
 	start   time.Time
 	pressed []string
+	tick    time.Duration
 	// firstOut is when the agent's first audio played.
 	firstOut time.Time
 }
 
-func newFakeSession() *fakeSession {
-	s := &fakeSession{frames: make(chan []int16, 500), done: make(chan struct{}), drained: closed(), start: time.Now()}
+func newFakeSession() *fakeSession { return newFakeSessionTick(media.FrameDuration) }
+
+// newFakeSessionTick runs the session's clock at one frame per tick (a
+// tick under 20 ms plays the call faster than real time, for benchmarks).
+func newFakeSessionTick(tick time.Duration) *fakeSession {
+	s := &fakeSession{frames: make(chan []int16, 500), done: make(chan struct{}), drained: closed(), start: time.Now(), tick: tick}
 	go s.clock()
 	return s
 }
@@ -36,7 +41,7 @@ func newFakeSession() *fakeSession {
 func closed() chan struct{} { c := make(chan struct{}); close(c); return c }
 
 func (s *fakeSession) clock() {
-	t := time.NewTicker(media.FrameDuration)
+	t := time.NewTicker(s.tick)
 	defer t.Stop()
 	n := media.FrameSamples(Rate)
 	for {
@@ -143,4 +148,11 @@ func (s *fakeSession) Drain(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// busy: caller audio is queued or agent audio is playing.
+func (s *fakeSession) busy() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.caller) > 0 || len(s.out) > 0
 }

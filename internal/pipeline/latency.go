@@ -132,6 +132,9 @@ func (c *conversation) reportTurn(l *latency) {
 		return
 	}
 	c.metrics.addTurn(l.turnID, f)
+	if c.e.onTurn != nil {
+		c.e.onTurn(f)
+	}
 	c.e.log().Info("turn", "call_id", c.live.Call.ID, "turn_id", l.turnID, "first_audio_ms", f["first_audio_ms"],
 		"endpointing_ms", f["endpointing_ms"], "stt_ms", f["stt_ms"], "llm_first_token_ms", f["llm_first_token_ms"],
 		"tts_first_audio_ms", f["tts_first_audio_ms"], "overhead_ms", f["overhead_ms"])

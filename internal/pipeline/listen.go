@@ -39,7 +39,11 @@ func (c *conversation) onFrame(ctx context.Context, f frame) {
 		c.listening.write(f.pcm)
 	}
 	if c.reply != nil && v.Talking && v.Length >= c.interruptAfter() && c.interruptible() {
-		c.metrics.interrupted(c.interrupt().Sub(f.at))
+		d := c.interrupt().Sub(f.at)
+		c.metrics.interrupted(d)
+		if c.e.onInterrupt != nil {
+			c.e.onInterrupt(d)
+		}
 	}
 	if !v.End || c.listening == nil {
 		return
