@@ -50,6 +50,7 @@ type Config struct {
 	STT               string
 	TTS               string
 	Speech            SpeechConfig
+	OTelEndpoint      string
 	SIPTLSAddr        string
 	SIPTLSCert        string
 	SIPTLSKey         string
@@ -92,6 +93,7 @@ func serveFlags(fs *flag.FlagSet, c *Config) {
 	fs.StringVar(&c.STT, "stt", "local", "speech to text: local (pocketsphinx, offline), deepgram or openai")
 	fs.StringVar(&c.TTS, "tts", "local", "text to speech: local (espeak-ng, offline), openai or elevenlabs")
 	speechFlags(fs, &c.Speech)
+	fs.StringVar(&c.OTelEndpoint, "otel-endpoint", "", "OTLP/HTTP collector for one OpenTelemetry trace per call, e.g. http://127.0.0.1:4318 (unset: no traces)")
 	fs.StringVar(&c.SIPTLSAddr, "sip-tls-addr", "", "SIP over TLS listen address, e.g. 0.0.0.0:5061 (unset: no TLS in or out)")
 	fs.StringVar(&c.SIPTLSCert, "sip-tls-cert", "", "PEM certificate (chain) for SIP over TLS (unset: self-signed, enough for calling out)")
 	fs.StringVar(&c.SIPTLSKey, "sip-tls-key", "", "PEM private key of --sip-tls-cert")
@@ -174,6 +176,9 @@ func (c *Config) check() error {
 		}
 	}
 	errs = append(errs, c.Speech.check(c.STT, c.TTS, c.LLMAPIKey)...)
+	if c.OTelEndpoint != "" && !strings.HasPrefix(c.OTelEndpoint, "http://") && !strings.HasPrefix(c.OTelEndpoint, "https://") {
+		errs = append(errs, errors.New("--otel-endpoint must be an http(s) URL"))
+	}
 	if c.LLMBaseURL != "" && !strings.HasPrefix(c.LLMBaseURL, "http://") && !strings.HasPrefix(c.LLMBaseURL, "https://") {
 		errs = append(errs, errors.New("--llm-base-url must be an http(s) URL"))
 	}

@@ -136,6 +136,8 @@ func TestSpeechEngineSettings(t *testing.T) {
 		{[]string{"--stt", "openai", "--openai-api-key", "k", "--openai-base-url", "ftp://x"}, "--openai-base-url must be an http(s) URL"},
 		{[]string{"--stt", "deepgram", "--deepgram-api-key", "k", "--tts", "elevenlabs", "--elevenlabs-api-key", "k"}, ""},
 		{[]string{"--stt", "openai", "--tts", "openai", "--llm-api-key", "k"}, ""},
+		{[]string{"--otel-endpoint", "127.0.0.1:4318"}, "--otel-endpoint must be an http(s) URL"},
+		{[]string{"--otel-endpoint", "http://127.0.0.1:4318"}, ""},
 	} {
 		var c Config
 		fs := flag.NewFlagSet("serve", flag.ContinueOnError)

@@ -6,6 +6,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/parley-voice/parley/internal/org"
+	"github.com/parley-voice/parley/internal/otlp"
 	"github.com/parley-voice/parley/internal/pipeline"
 	"github.com/parley-voice/parley/internal/provider/llm/openai"
 	"github.com/parley-voice/parley/internal/store"
@@ -22,6 +23,9 @@ func newEngine(c Config, st store.Store, orgs *org.Service, hooks *webhook.Sende
 		TTS:   c.synthesizer(log),
 		Store: st, Logger: log, Model: c.LLMModel,
 		Webhooks: hooks, Secret: orgs.WebhookSecret, Metrics: pipeline.NewMetrics(reg),
+	}
+	if c.OTelEndpoint != "" {
+		e.Tracer = otlp.New(c.OTelEndpoint, "parley", nil)
 	}
 	if c.LLMBaseURL != "" {
 		e.LLM = openai.New(openai.Config{BaseURL: c.LLMBaseURL, APIKey: c.LLMAPIKey, Model: c.LLMModel})

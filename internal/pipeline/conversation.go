@@ -41,6 +41,7 @@ type conversation struct {
 	nudged       bool           // re-engaged the caller since they last spoke
 	closing      bool           // the closing line is under way: no more turns
 	screening    *screening     // voicemail detection under way
+	timed        []*latency     // the answered turns, for the trace
 	failures     map[string]int // failures in a row, per provider
 	endCause     string
 	failure      string // errorMessage when the call ends FAILED
@@ -231,6 +232,7 @@ func (c *conversation) finish(ctx context.Context) {
 	case c.endCause != "":
 		c.live.End(c.endCause)
 	}
+	c.exportTrace(ctx)
 }
 
 // summaryTimeout bounds the post-call summary: the call's end (and its

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/otlp"
 	"github.com/parley-voice/parley/internal/provider/llm"
 	"github.com/parley-voice/parley/internal/provider/stt"
 	"github.com/parley-voice/parley/internal/provider/tts"
@@ -32,6 +33,8 @@ type Engine struct {
 	Secret   func(ctx context.Context, orgID string) (string, error)
 	// Metrics receives per-turn latency (nil: not exported).
 	Metrics *Metrics
+	// Tracer receives one OpenTelemetry trace per call (nil: none).
+	Tracer *otlp.Exporter
 	// Now is the clock (tests); default time.Now.
 	Now func() time.Time
 

@@ -61,6 +61,7 @@ func (c *conversation) begin(ctx context.Context, lat *latency, f *fixedLine) {
 		base: append([]llm.Message(nil), c.history...), done: make(chan struct{})}
 	if lat != nil {
 		lat.turnID = r.turnID
+		c.timed = append(c.timed, lat)
 	}
 	c.reply = r
 	go func() {

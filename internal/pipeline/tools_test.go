@@ -13,6 +13,7 @@ import (
 
 	"github.com/parley-voice/parley/internal/call"
 	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/otlp"
 	"github.com/parley-voice/parley/internal/provider/llm/llmtest"
 	"github.com/parley-voice/parley/internal/provider/stt/deepgram"
 	"github.com/parley-voice/parley/internal/provider/stt/deepgram/deepgramtest"
@@ -285,5 +286,50 @@ func TestCloudSpeechEngines(t *testing.T) {
 	}
 	if played := len(r.sess.playedAudio()); played < Rate/2 {
 		t.Errorf("played %d samples", played)
+	}
+}
+
+func TestCallTrace(t *testing.T) {
+	requireSpeech(t)
+	var mu sync.Mutex
+	var names []string
+	parents := map[string]string{}
+	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			ResourceSpans []struct {
+				ScopeSpans []struct {
+					Spans []struct{ Name, SpanID, ParentSpanID string }
+				}
+			}
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		mu.Lock()
+		defer mu.Unlock()
+		for _, s := range req.ResourceSpans[0].ScopeSpans[0].Spans {
+			names = append(names, s.Name)
+			parents[s.SpanID] = s.ParentSpanID
+		}
+	}))
+	defer collector.Close()
+	yes := true
+	b := newBench(t, func(a *model.Agent) { a.Config.PlayKeypadTouchToneEnabled = &yes })
+	e := &Engine{Tracer: otlp.New(collector.URL, "parley", nil)}
+	toolTurn(t, b, e, "press_digit", `{"digits":"1"}`)
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{"call", "turn", "endpointing", "stt", "llm.first_token", "llm.first_sentence", "tts.first_audio", "line"}
+	if strings.Join(names, ",") != strings.Join(want, ",") {
+		t.Fatalf("spans %q", names)
+	}
+	roots := 0
+	for _, p := range parents {
+		if p == "" {
+			roots++
+		} else if _, ok := parents[p]; !ok {
+			t.Errorf("a span's parent %s is not in the trace", p)
+		}
+	}
+	if roots != 1 {
+		t.Errorf("%d root spans", roots)
 	}
 }
