@@ -246,16 +246,7 @@ func (c *conversation) summarize(ctx context.Context) string {
 	if c.e.LLM == nil {
 		return ""
 	}
-	var lines []string
-	for _, m := range c.history[1:] {
-		if (m.Role == llm.RoleUser || m.Role == llm.RoleAssistant) && m.Content != "" && !strings.HasPrefix(m.Content, "(") {
-			who := "Caller"
-			if m.Role == llm.RoleAssistant {
-				who = "Agent"
-			}
-			lines = append(lines, who+": "+m.Content)
-		}
-	}
+	lines := dialogue(c.history)
 	if len(lines) == 0 {
 		return ""
 	}
@@ -271,6 +262,23 @@ func (c *conversation) summarize(ctx context.Context) string {
 		return ""
 	}
 	return strings.TrimSpace(res.Text)
+}
+
+// dialogue is what was said, one "Caller: ..." or "Agent: ..." line per
+// message, without the system prompt, tool traffic or the engine's own
+// notes to the model (in parentheses).
+func dialogue(history []llm.Message) []string {
+	var lines []string
+	for _, m := range history {
+		if (m.Role == llm.RoleUser || m.Role == llm.RoleAssistant) && m.Content != "" && !strings.HasPrefix(m.Content, "(") {
+			who := "Caller"
+			if m.Role == llm.RoleAssistant {
+				who = "Agent"
+			}
+			lines = append(lines, who+": "+m.Content)
+		}
+	}
+	return lines
 }
 
 const summaryPrompt = "Summarize this phone call in two or three sentences for the business's records: who called, what they wanted, and the outcome. Plain text."

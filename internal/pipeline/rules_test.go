@@ -46,6 +46,16 @@ func (r *running) cause(t *testing.T, within time.Duration) string {
 	}
 }
 
+// sayEvery has the caller say pcm n times, every interval.
+func (r *running) sayEvery(pcm []int16, n int, interval time.Duration) {
+	go func() {
+		for range n {
+			time.Sleep(interval)
+			r.sess.say(pcm)
+		}
+	}()
+}
+
 func texts(c model.Call) []string {
 	var out []string
 	for _, e := range c.Transcript {
@@ -105,13 +115,7 @@ func TestProviderFailures(t *testing.T) {
 		e := &Engine{LLM: fakeLLM(t, func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Status: 500, Message: "overloaded"} }),
 			STT: &scriptedSTT{texts: []string{"one", "two", "three"}}, TTS: espeak.New(espeak.Config{}), Store: b.st}
 		r := start(t, b, e)
-		speech := callerSays(t, "Hello, is anyone there?")
-		go func() {
-			for range 3 {
-				time.Sleep(3500 * time.Millisecond)
-				r.sess.say(speech)
-			}
-		}()
+		r.sayEvery(callerSays(t, "Hello, is anyone there?"), 3, 3500*time.Millisecond)
 		if c := r.cause(t, 40*time.Second); c != providerFailCause {
 			t.Fatalf("ended with %s", c)
 		}
@@ -147,13 +151,7 @@ func TestProviderFailures(t *testing.T) {
 		e := &Engine{LLM: fakeLLM(t, func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: []string{"Yes?"}} }),
 			STT: failingSTT{}, TTS: espeak.New(espeak.Config{}), Store: b.st}
 		r := start(t, b, e)
-		speech := callerSays(t, "Hello, is anyone there?")
-		go func() {
-			for range 3 {
-				time.Sleep(3500 * time.Millisecond)
-				r.sess.say(speech)
-			}
-		}()
+		r.sayEvery(callerSays(t, "Hello, is anyone there?"), 3, 3500*time.Millisecond)
 		if c := r.cause(t, 40*time.Second); c != providerFailCause {
 			t.Fatalf("ended with %s", c)
 		}

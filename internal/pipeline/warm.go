@@ -44,16 +44,7 @@ func (c *conversation) transferSummary(ctx context.Context, history []llm.Messag
 	if c.e.LLM == nil || cfg == nil || cfg.SummaryPrompt == nil || *cfg.SummaryPrompt == "" {
 		return ""
 	}
-	var lines []string
-	for _, m := range history[1:] {
-		if (m.Role == llm.RoleUser || m.Role == llm.RoleAssistant) && m.Content != "" && !strings.HasPrefix(m.Content, "(") {
-			who := "Caller"
-			if m.Role == llm.RoleAssistant {
-				who = "Agent"
-			}
-			lines = append(lines, who+": "+m.Content)
-		}
-	}
+	lines := dialogue(history)
 	sctx, cancel := context.WithTimeout(ctx, transferSummaryTimeout)
 	defer cancel()
 	res, err := c.e.LLM.Stream(sctx, llm.Request{Model: c.e.Model, Messages: []llm.Message{
