@@ -227,6 +227,9 @@ func (c *conversation) finish(ctx context.Context) {
 	}
 	c.log.writeEnd(c.summarize(ctx), c.metrics)
 	switch {
+	case c.endCause == call.CauseTransferred:
+		// The caller is with someone else now: the telephony layer owns
+		// the line and ends the call when either side hangs up.
 	case c.failure != "":
 		c.live.Fail(c.endCause, c.failure)
 	case c.endCause != "":
