@@ -176,3 +176,102 @@ func checkTranscript(t *testing.T, who string, rec map[string]any, want []string
 		t.Errorf("%s's transcript:\n%s\nwant:\n%s\nentries: %v", who, strings.Join(got, "\n"), strings.Join(want, "\n"), entries)
 	}
 }
+
+// The transfer tool end to end: agent A calls agent B, asks for a manager,
+// and B's model calls transfer_to_number; the caller is bridged to agent C
+// over the loopback trunk and hears C's greeting; B's record holds the
+// tool entry and ends TRANSFERRED once the caller hangs up.
+func TestAgentTransfersTheCallerOffline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	requireLocalSpeech(t)
+	fake := llmtest.New(t, func(r llmtest.Request) llmtest.Reply {
+		system, _ := r.Messages[0]["content"].(string)
+		last := r.Messages[len(r.Messages)-1]
+		switch {
+		case strings.HasPrefix(system, "Summarize"):
+			return llmtest.Reply{Text: []string{"The caller was transferred to a manager."}}
+		case strings.HasPrefix(system, "You are a customer"):
+			return llmtest.Reply{Text: []string{"I would like to speak to a manager please."}}
+		case strings.HasPrefix(system, "You are the manager"):
+			return llmtest.Reply{Text: []string{"Of course, how can I help?"}}
+		case last["role"] == "tool":
+			return llmtest.Reply{}
+		}
+		return llmtest.Reply{Text: []string{"Let me transfer you."},
+			ToolCalls: []llmtest.ToolCallReply{{ID: "call_t", Name: "transfer_to_number", Arguments: `{"to_number":"+15551230002"}`}}}
+	})
+	bin := build(t)
+	srv := startServer(t, bin, []string{"PARLEY_DATA_DIR=" + t.TempDir()},
+		"--dialer", "sip", "--sip-addr", "127.0.0.1:0", "--rtp-ports", "31400-31500",
+		"--llm-base-url", fake.URL, "--llm-api-key", "k")
+	a := api{t: t, base: "http://" + srv.addr + "/v1", key: srv.key}
+	trunk := a.do("POST", "/sip-trunks", `{"friendlyName":"Loopback","transport":"loopback"}`, 201)
+	manager := a.do("POST", "/agents", `{"name":"Manager","promptTemplate":"You are the manager.","firstMessage":"Manager speaking."}`, 201)
+	desk := a.do("POST", "/agents", fmt.Sprintf(`{"name":"Front desk","promptTemplate":"You are the front desk.",
+		"firstMessage":"Front desk, hello.","sipTrunkId":%q,"transferEnabled":true,"transferMode":"cold",
+		"transferRoutes":[{"to_number":"+15551230002","condition":"the caller asks for a manager"}]}`, trunk["id"]), 201)
+	caller := a.do("POST", "/agents", fmt.Sprintf(`{"name":"Customer","promptTemplate":"You are a customer who wants a manager.","sipTrunkId":%q}`, trunk["id"]), 201)
+	a.do("POST", "/phone-numbers", fmt.Sprintf(`{"e164":"+15551230001","agentId":%q}`, desk["id"]), 201)
+	a.do("POST", "/phone-numbers", fmt.Sprintf(`{"e164":"+15551230002","agentId":%q}`, manager["id"]), 201)
+	out := a.do("POST", "/calls", fmt.Sprintf(`{"agentId":%q,"fromNumber":"+15550001000","toNumber":"+15551230001"}`, caller["id"]), 201)
+	outID := out["id"].(string)
+
+	// Wait for the manager's greeting to reach the customer.
+	byAgent := func() map[any]map[string]any {
+		m := map[any]map[string]any{}
+		for _, c := range a.do("GET", "/calls?pageSize=100", "", 200)["data"].([]any) {
+			c := c.(map[string]any)
+			if c["direction"] == "INBOUND" {
+				m[c["agentId"]] = c
+			}
+		}
+		return m
+	}
+	deadline := time.Now().Add(120 * time.Second)
+	for {
+		if time.Now().After(deadline) {
+			t.Fatalf("the caller never reached the manager: %v\n%v", a.do("GET", "/calls/"+outID, "", 200), byAgent())
+		}
+		time.Sleep(300 * time.Millisecond)
+		m, ok := byAgent()[manager["id"]]
+		if ok && len(m["transcript"].([]any)) > 0 && len(a.do("GET", "/calls/"+outID, "", 200)["transcript"].([]any)) >= 3 {
+			break
+		}
+	}
+	a.do("POST", "/calls/"+outID+"/cancel", "", 200)
+	var deskCall map[string]any
+	deadline = time.Now().Add(20 * time.Second)
+	for deskCall == nil || deskCall["status"] == "IN_PROGRESS" {
+		if time.Now().After(deadline) {
+			t.Fatalf("the front desk's call did not end: %v", deskCall)
+		}
+		time.Sleep(200 * time.Millisecond)
+		deskCall = byAgent()[desk["id"]]
+	}
+	if deskCall["status"] != "TRANSFERRED" || deskCall["hangupCause"] != "TRANSFERRED" {
+		t.Errorf("front desk call %v %v %v", deskCall["status"], deskCall["hangupCause"], deskCall["errorMessage"])
+	}
+	var tool map[string]any
+	for _, e := range deskCall["transcript"].([]any) {
+		if e := e.(map[string]any); e["type"] == "tool_call" {
+			tool = e
+		}
+	}
+	if tool == nil || tool["tool"].(map[string]any)["name"] != "transfer_to_number" ||
+		!strings.Contains(tool["tool"].(map[string]any)["args"].(string), `"to_number":"+15551230002"`) || tool["turnId"] != "turn-1" {
+		t.Errorf("transfer entry %v in %v", tool, deskCall["transcript"])
+	}
+	// The customer's record: it heard the desk, asked, then heard the manager.
+	cust := a.do("GET", "/calls/"+outID, "", 200)
+	var said []string
+	for _, e := range cust["transcript"].([]any) {
+		if e := e.(map[string]any); e["role"] == "assistant" {
+			said = append(said, e["text"].(string))
+		}
+	}
+	if len(said) == 0 || said[0] != "I would like to speak to a manager please." {
+		t.Errorf("customer said %q", said)
+	}
+}

@@ -247,6 +247,7 @@ const summaryTimeout = 8 * time.Second
 // with nothing said, there is none ("").
 func (c *conversation) summarize(ctx context.Context) string {
 	if c.e.LLM == nil {
+		c.e.log().Info("no call summary: no language model is configured (--llm-base-url)", "call_id", c.live.Call.ID)
 		return ""
 	}
 	lines := dialogue(c.history)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/parley-voice/parley/internal/provider/apierr"
 	"github.com/parley-voice/parley/internal/provider/stt"
 )
 
@@ -129,7 +130,7 @@ func (r *Recognizer) Transcribe(ctx context.Context, pcm []int16, rate int, lang
 		return res, r.failed(ctx, run, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return res, statusError(resp.StatusCode, parseError(reply), r.key)
+		return res, statusError(resp.StatusCode, apierr.Parse(reply), r.key)
 	}
 	text, err := parseTranscript(reply)
 	if err != nil {

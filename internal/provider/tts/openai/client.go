@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/parley-voice/parley/internal/provider/apierr"
 	"github.com/parley-voice/parley/internal/provider/tts"
 )
 
@@ -146,11 +147,11 @@ func (s *Synthesizer) Synthesize(ctx context.Context, r tts.Request, rate int, o
 		if err != nil && ctx.Err() != nil {
 			return stats, failed(ctx, run, err)
 		}
-		return stats, statusError(resp.StatusCode, parseError(msg), s.key)
+		return stats, statusError(resp.StatusCode, apierr.Parse(msg), s.key)
 	}
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" || strings.HasPrefix(mt, "text/") {
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		return stats, fmt.Errorf("%w: the answer is %s, not audio: %s", tts.ErrUnavailable, mt, parseError(msg).Message)
+		return stats, fmt.Errorf("%w: the answer is %s, not audio: %s", tts.ErrUnavailable, mt, apierr.Parse(msg).Message)
 	}
 	samples, err := s.stream(ctx, resp.Body, rate, dog, out)
 	stats.Audio = duration(samples, rate)
