@@ -36,7 +36,7 @@ func TestAgentsHoldAConversationOffline(t *testing.T) {
 		t.Skip("builds and runs the binary")
 	}
 	requireLocalSpeech(t)
-	customer := []string{"Hi, I would like a table for two tonight.", "Perfect, thank you very much. Goodbye."}
+	customer := []string{"Hi, I would like a table for two tonight.", "Perfect, thank you very much, goodbye."}
 	frontDesk := []string{"Certainly, a table for two tonight is booked.", "You are welcome, goodbye!"}
 	fake := llmtest.New(t, func(r llmtest.Request) llmtest.Reply {
 		system, _ := r.Messages[0]["content"].(string)
