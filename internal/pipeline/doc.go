@@ -1,12 +1,20 @@
 // Package pipeline is the conversation engine: one conversation per
 // answered call turns the caller's audio into turns and the agent's replies
-// back into audio. Frames from the media session go through voice activity
-// detection (pipeline/vad) to find where the caller's turn ends, the turn
-// is transcribed (stt), the model answers with text and tool calls (llm),
-// sentences are spoken as soon as they are complete (tts), and caller
-// speech longer than the agent's interruption threshold stops the agent's
-// audio at once. Everything said and every tool call is appended to the
-// call's transcript as it happens.
+// back into audio.
 //
-// Engine implements telephony.Conversation.
+// A conversation is a loop (conversation.go) that owns the history and
+// every decision, fed by goroutines that do the slow work: a transcription
+// per caller utterance (listen.go: VAD from pipeline/vad, then stt, streamed
+// while the caller speaks when the recognizer can) and a reply per agent
+// turn (reply.go: the model's answer spoken sentence by sentence through
+// tts as it streams, and its tool calls: tools.go, customtool.go). Caller
+// speech past the agent's interruption threshold stops the reply within
+// the frame. Voicemail detection (voicemail.go, pipeline/voicemail) screens
+// outbound calls before the greeting. Everything said and every tool call
+// is appended to the call's transcript as it happens (transcript.go); each
+// turn's latency is measured stage by stage (latency.go) into the call's
+// metrics, the log, Prometheus and an OpenTelemetry trace (trace.go).
+//
+// Engine implements telephony.Conversation. docs/architecture.md ("The
+// conversation engine") describes the rules and numbers.
 package pipeline
