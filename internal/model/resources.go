@@ -88,6 +88,34 @@ type MessagingConnection struct {
 	UpdatedAt           time.Time
 }
 
+// KnowledgeSource is one text of a knowledge base. It is split into chunks
+// for retrieval; ErrorMessage says why indexing failed (nil: it did not,
+// or has not finished: IndexedAt is nil until it has).
+type KnowledgeSource struct {
+	ID              string
+	OrgID           string
+	KnowledgeBaseID string
+	DisplayName     string
+	Content         string
+	OriginalURL     *string
+	MimeType        string
+	FileSize        int64
+	ErrorMessage    *string
+	IndexedAt       *time.Time
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+}
+
+// KnowledgeChunk is one retrievable piece of a source: a few sentences,
+// overlapping its neighbours. Embedding is its vector when an embeddings
+// provider is configured (nil otherwise).
+type KnowledgeChunk struct {
+	SourceID  string
+	Seq       int // order within the source, from 0
+	Text      string
+	Embedding []float32
+}
+
 // KnowledgeBase is a named collection of sources agents can retrieve from.
 type KnowledgeBase struct {
 	ID          string
