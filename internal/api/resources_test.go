@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/store"
 )
 
@@ -212,4 +213,94 @@ func TestOrganization(t *testing.T) {
 func orgOf(t *testing.T, e *env, key string) string {
 	t.Helper()
 	return e.request("GET", "/v1/organization", nil, key).Data(t)["id"].(string)
+}
+
+func TestKnowledgeSources(t *testing.T) {
+	e := newEnv(t)
+	kb := e.create("/v1/knowledge-bases", map[string]any{"name": "Policies"})
+	base := "/v1/knowledge-bases/" + kb["id"].(string)
+	content := "Refunds are issued within 14 days. Keep your receipt. Déjà vu costs extra."
+	src := e.create(base+"/sources", map[string]any{"sourceType": "text", "displayName": "Refunds", "content": content})
+	if src["knowledgeBaseId"] != kb["id"] || src["mimeType"] != "text/plain" || src["fileSize"] != float64(len(content)) ||
+		src["content"] != content || src["errorMessage"] != nil || src["originalUrl"] != nil {
+		t.Errorf("source = %v", src)
+	}
+	got := e.must(http.StatusOK, "GET", base, nil).Data(t)
+	if got["sourceCount"] != float64(1) || len(got["sources"].([]any)) != 1 {
+		t.Errorf("kb = %v", got)
+	}
+	if s := e.must(http.StatusOK, "GET", base+"/sources/"+src["id"].(string), nil).Data(t); s["displayName"] != "Refunds" {
+		t.Errorf("get source = %v", s)
+	}
+	if l := e.must(http.StatusOK, "GET", base+"/sources", nil).JSON(t)["data"].([]any); len(l) != 1 {
+		t.Errorf("sources = %v", l)
+	}
+	// Every limit, on both sides.
+	ok := map[string]any{"sourceType": "text", "displayName": strings.Repeat("n", 256), "content": strings.Repeat("é", 100000)}
+	e.create(base+"/sources", ok)
+	for field, bad := range map[string]any{"sourceType": "url", "displayName": strings.Repeat("n", 257), "content": strings.Repeat("é", 100001)} {
+		body := map[string]any{"sourceType": "text", "displayName": "x", "content": "y"}
+		body[field] = bad
+		e.invalid("validation_failed", "POST", base+"/sources", body, field)
+	}
+	for _, field := range []string{"sourceType", "displayName", "content"} {
+		body := map[string]any{"sourceType": "text", "displayName": "x", "content": "y"}
+		delete(body, field)
+		e.invalid("validation_failed", "POST", base+"/sources", body, field)
+		body[field] = nil
+		e.invalid("validation_failed", "POST", base+"/sources", body, field)
+	}
+	e.invalid("validation_failed", "POST", base+"/sources", map[string]any{"sourceType": "text", "displayName": " ", "content": "y"}, "displayName")
+
+	// Query: what an agent would get, with limits.
+	hits := e.must(http.StatusOK, "POST", base+"/query", map[string]any{"query": "How long do refunds take?"}).JSON(t)["data"].([]any)
+	if len(hits) == 0 {
+		t.Fatal("no hits")
+	}
+	h := hits[0].(map[string]any)
+	if h["sourceId"] != src["id"] || h["displayName"] != "Refunds" || !strings.Contains(h["text"].(string), "14 days") || h["score"].(float64) <= 0 || h["score"].(float64) > 1 {
+		t.Errorf("hit = %v", h)
+	}
+	if hits := e.must(http.StatusOK, "POST", base+"/query", map[string]any{"query": "refunds", "chunks": 1, "similarityThreshold": 1}).JSON(t)["data"].([]any); len(hits) != 1 {
+		t.Errorf("chunks 1, threshold 1: %v", hits)
+	}
+	e.must(http.StatusOK, "POST", base+"/query", map[string]any{"query": strings.Repeat("q", 2000), "chunks": 20, "similarityThreshold": 0})
+	for field, bad := range map[string]any{"query": strings.Repeat("q", 2001), "chunks": 21, "similarityThreshold": 1.01} {
+		body := map[string]any{"query": "refunds"}
+		body[field] = bad
+		e.invalid("validation_failed", "POST", base+"/query", body, field)
+	}
+	e.invalid("validation_failed", "POST", base+"/query", map[string]any{"query": "refunds", "chunks": 0}, "chunks")
+	e.invalid("validation_failed", "POST", base+"/query", map[string]any{"query": "refunds", "similarityThreshold": -0.1}, "similarityThreshold")
+	e.invalid("validation_failed", "POST", base+"/query", map[string]any{}, "query")
+
+	// 404s: unknown base, unknown source, a source of another base.
+	other := e.create("/v1/knowledge-bases", map[string]any{"name": "Other"})
+	for _, path := range []string{"/v1/knowledge-bases/" + model.NewID() + "/sources/" + src["id"].(string),
+		"/v1/knowledge-bases/" + other["id"].(string) + "/sources/" + src["id"].(string),
+		base + "/sources/" + model.NewID()} {
+		e.must(http.StatusNotFound, "GET", path, nil)
+		e.must(http.StatusNotFound, "DELETE", path, nil)
+	}
+	e.must(http.StatusNotFound, "POST", "/v1/knowledge-bases/"+model.NewID()+"/sources", map[string]any{"sourceType": "text", "displayName": "x", "content": "y"})
+	e.must(http.StatusNotFound, "POST", "/v1/knowledge-bases/"+model.NewID()+"/query", map[string]any{"query": "x"})
+
+	// Delete a source: gone from the base and from queries.
+	e.must(http.StatusNoContent, "DELETE", base+"/sources/"+src["id"].(string), nil)
+	if got := e.must(http.StatusOK, "GET", base, nil).Data(t); got["sourceCount"] != float64(1) {
+		t.Errorf("after delete: %v", got["sourceCount"])
+	}
+	if hits := e.must(http.StatusOK, "POST", base+"/query", map[string]any{"query": "refunds receipt"}).JSON(t)["data"].([]any); len(hits) != 0 {
+		t.Errorf("a deleted source is still retrieved: %v", hits)
+	}
+
+	// Assignment and duplicate: the copy keeps the base.
+	a := e.createAgent(map[string]any{"knowledgeBaseIds": []any{kb["id"]}})
+	dup := e.must(http.StatusCreated, "POST", "/v1/agents/"+a["id"].(string)+"/duplicate", nil).Data(t)
+	if kbs := dup["knowledgeBases"].([]any); len(kbs) != 1 || kbs[0].(map[string]any)["id"] != kb["id"] {
+		t.Errorf("duplicate's knowledge bases %v", dup["knowledgeBases"])
+	}
+	// Deleting the base removes its sources with it.
+	e.must(http.StatusNoContent, "DELETE", base, nil)
+	e.must(http.StatusNotFound, "GET", base+"/sources", nil)
 }

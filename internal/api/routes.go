@@ -78,10 +78,15 @@ func (s *Server) routes() []route {
 		h("GET /v1/messaging-connections/{id}", getHandler(pathConnectionID, s.MessagingConnections.Get, presentMessagingConnection)),
 		h("DELETE /v1/messaging-connections/{id}", deleteHandler(pathConnectionID, s.MessagingConnections.Delete)),
 
-		h("POST /v1/knowledge-bases", createHandler(s.KnowledgeBases.Create, withSources)),
+		h("POST /v1/knowledge-bases", createHandler(s.KnowledgeBases.CreateDetail, withSources)),
 		list("GET /v1/knowledge-bases", listHandler(s.KnowledgeBases.List, presentKnowledgeBase)),
-		h("GET /v1/knowledge-bases/{id}", getHandler(uuidPath, s.KnowledgeBases.Get, withSources)),
-		h("PATCH /v1/knowledge-bases/{id}", updateHandler(s.KnowledgeBases.Update, withSources)),
+		h("GET /v1/knowledge-bases/{id}", getHandler(uuidPath, s.KnowledgeBases.GetDetail, withSources)),
+		h("PATCH /v1/knowledge-bases/{id}", updateHandler(s.KnowledgeBases.UpdateDetail, withSources)),
 		h("DELETE /v1/knowledge-bases/{id}", deleteHandler(uuidPath, s.KnowledgeBases.Delete)),
+		h("POST /v1/knowledge-bases/{id}/sources", s.addSource),
+		h("GET /v1/knowledge-bases/{id}/sources", s.listSources),
+		h("GET /v1/knowledge-bases/{id}/sources/{sourceId}", s.getSource),
+		h("DELETE /v1/knowledge-bases/{id}/sources/{sourceId}", s.deleteSource),
+		h("POST /v1/knowledge-bases/{id}/query", s.queryKnowledgeBase),
 	}
 }

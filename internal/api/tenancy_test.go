@@ -13,6 +13,7 @@ func TestTenantIsolation(t *testing.T) {
 	folder := e.create("/v1/folders", map[string]any{"name": "acme folder"})
 	trunk := e.create("/v1/sip-trunks", map[string]any{"friendlyName": "acme trunk", "host": "sip.acme.example"})
 	kb := e.create("/v1/knowledge-bases", map[string]any{"name": "acme kb"})
+	source := e.create("/v1/knowledge-bases/"+kb["id"].(string)+"/sources", map[string]any{"sourceType": "text", "displayName": "Refunds", "content": "Refunds take 5 days."})
 	conn := e.create("/v1/messaging-connections", map[string]any{"provider": "twilio", "accountSid": "AC", "authToken": "t", "fromNumber": "+14155550100"})
 	agent := e.createAgent(map[string]any{"name": "acme agent", "folderId": folder["id"], "sipTrunkId": trunk["id"], "knowledgeBaseIds": []any{kb["id"]}, "messagingConnectionId": conn["id"]})
 	tool := e.create("/v1/agents/"+agent["id"].(string)+"/custom-tools", map[string]any{"name": "acme_tool", "webhookUrl": "https://acme.example"})
@@ -39,6 +40,8 @@ func TestTenantIsolation(t *testing.T) {
 		"GET /v1/agents/{id}/custom-tools/{toolId}":    nil,
 		"POST /v1/agents/{id}/duplicate":               nil,
 		"GET /v1/agents/{id}/custom-tools":             nil,
+		"POST /v1/knowledge-bases/{id}/sources":        map[string]any{"sourceType": "text", "displayName": "x", "content": "y"},
+		"POST /v1/knowledge-bases/{id}/query":          map[string]any{"query": "refunds"},
 	}
 	checked := 0
 	for _, rt := range e.server.routes() {
@@ -53,6 +56,7 @@ func TestTenantIsolation(t *testing.T) {
 			}
 		}
 		concrete = strings.Replace(concrete, "{toolId}", tool["id"].(string), 1)
+		concrete = strings.Replace(concrete, "{sourceId}", source["id"].(string), 1)
 		if strings.Contains(concrete, "{") {
 			t.Errorf("route %s has no acme id to try", rt.pattern)
 			continue

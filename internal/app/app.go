@@ -17,8 +17,10 @@ import (
 	"github.com/parley-voice/parley/internal/call"
 	"github.com/parley-voice/parley/internal/call/simdial"
 	"github.com/parley-voice/parley/internal/callqueue"
+	"github.com/parley-voice/parley/internal/knowledge"
 	"github.com/parley-voice/parley/internal/media/sipua"
 	"github.com/parley-voice/parley/internal/org"
+	embedopenai "github.com/parley-voice/parley/internal/provider/embed/openai"
 	"github.com/parley-voice/parley/internal/recording"
 	"github.com/parley-voice/parley/internal/secret"
 	"github.com/parley-voice/parley/internal/store"
@@ -36,6 +38,8 @@ type App struct {
 	API      *api.Server
 	Queue    *callqueue.Queue
 	Webhooks *webhook.Sender
+	// Knowledge indexes sources in the background; Close waits for it.
+	Knowledge *knowledge.Service
 	// UA is the SIP user agent (nil unless --dialer sip); serve starts it.
 	UA    *sipua.UA
 	Phone *telephony.Phone
@@ -92,6 +96,19 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 		return nil, err
 	}
 	services := api.NewServices(st, box, c.MaxConcurrentCalls)
+	services.KnowledgeBases.Logger = log
+	if c.EmbeddingsBaseURL != "" {
+		key := c.EmbeddingsAPIKey
+		if key == "" {
+			key = c.LLMAPIKey
+		}
+		emb, err := embedopenai.New(embedopenai.Config{BaseURL: c.EmbeddingsBaseURL, APIKey: key, Model: c.EmbeddingsModel})
+		if err != nil {
+			st.Close()
+			return nil, err
+		}
+		services.KnowledgeBases.Embedder = emb
+	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	hooks := webhook.New(webhook.Options{AllowPrivate: c.AllowPrivateWebhooks, Registerer: reg, Logger: log})
@@ -124,7 +141,7 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 		Store:    st, OpenAPI: parley.OpenAPI, Logger: log, Registry: reg,
 		RateLimit: c.RateLimit, RateBurst: c.RateBurst,
 	})
-	return &App{Config: c, Store: st, Orgs: services.Orgs, API: server, Queue: services.Queue, Webhooks: hooks,
+	return &App{Config: c, Store: st, Orgs: services.Orgs, Knowledge: services.KnowledgeBases, API: server, Queue: services.Queue, Webhooks: hooks,
 		UA: ua, Phone: phone, Log: log}, nil
 }
 
@@ -154,7 +171,9 @@ func newPhone(c Config, st store.Store, box *secret.Box, services api.Services, 
 		UA: ua, Store: st, Box: box, PreCalls: hooks, Secret: services.Orgs.WebhookSecret,
 		Recordings: services.Recordings, RingTimeout: c.RingTimeout, Logger: log,
 	}
-	phone.Conversation = newEngine(c, st, services.Orgs, hooks, reg, log)
+	engine := newEngine(c, st, services.Orgs, hooks, reg, log)
+	engine.Knowledge = services.KnowledgeBases
+	phone.Conversation = engine
 	if c.SIPTrunkHost != "" {
 		phone.DefaultTrunk = &telephony.Trunk{
 			Host: c.SIPTrunkHost, Port: c.SIPTrunkPort, Transport: c.SIPTrunkTransport,
@@ -174,6 +193,7 @@ func publicURL(c Config) string {
 
 // Close releases the store and the webhook connections.
 func (a *App) Close() error {
+	a.Knowledge.Close() // background indexing
 	a.Webhooks.Close()
 	return a.Store.Close()
 }

@@ -51,6 +51,9 @@ type Config struct {
 	TTS               string
 	Speech            SpeechConfig
 	OTelEndpoint      string
+	EmbeddingsBaseURL string
+	EmbeddingsAPIKey  string
+	EmbeddingsModel   string
 	SIPTLSAddr        string
 	SIPTLSCert        string
 	SIPTLSKey         string
@@ -93,6 +96,9 @@ func serveFlags(fs *flag.FlagSet, c *Config) {
 	fs.StringVar(&c.STT, "stt", "local", "speech to text: local (pocketsphinx, offline), deepgram or openai")
 	fs.StringVar(&c.TTS, "tts", "local", "text to speech: local (espeak-ng, offline), openai or elevenlabs")
 	speechFlags(fs, &c.Speech)
+	fs.StringVar(&c.EmbeddingsBaseURL, "embeddings-base-url", "", "OpenAI-compatible embeddings API for hybrid knowledge-base retrieval, e.g. https://api.openai.com/v1 (unset: full-text retrieval only)")
+	fs.StringVar(&c.EmbeddingsAPIKey, "embeddings-api-key", "", "key for --embeddings-base-url (unset: --llm-api-key)")
+	fs.StringVar(&c.EmbeddingsModel, "embeddings-model", "text-embedding-3-small", "model for --embeddings-base-url")
 	fs.StringVar(&c.OTelEndpoint, "otel-endpoint", "", "OTLP/HTTP collector for one OpenTelemetry trace per call, e.g. http://127.0.0.1:4318 (unset: no traces)")
 	fs.StringVar(&c.SIPTLSAddr, "sip-tls-addr", "", "SIP over TLS listen address, e.g. 0.0.0.0:5061 (unset: no TLS in or out)")
 	fs.StringVar(&c.SIPTLSCert, "sip-tls-cert", "", "PEM certificate (chain) for SIP over TLS (unset: self-signed, enough for calling out)")
@@ -176,6 +182,9 @@ func (c *Config) check() error {
 		}
 	}
 	errs = append(errs, c.Speech.check(c.STT, c.TTS, c.LLMAPIKey)...)
+	if c.EmbeddingsBaseURL != "" && !strings.HasPrefix(c.EmbeddingsBaseURL, "http://") && !strings.HasPrefix(c.EmbeddingsBaseURL, "https://") {
+		errs = append(errs, errors.New("--embeddings-base-url must be an http(s) URL"))
+	}
 	if c.OTelEndpoint != "" && !strings.HasPrefix(c.OTelEndpoint, "http://") && !strings.HasPrefix(c.OTelEndpoint, "https://") {
 		errs = append(errs, errors.New("--otel-endpoint must be an http(s) URL"))
 	}

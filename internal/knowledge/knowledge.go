@@ -1,9 +1,15 @@
-// Package knowledge owns knowledge bases, the collections of sources agents
-// retrieve from. Deleting a base unlinks the agents it was assigned to.
+// Package knowledge owns knowledge bases, the collections of text sources
+// agents retrieve from: their sources, how a source is split into chunks
+// (chunk.go) and indexed (index.go: the store's full-text index, and
+// vectors when an embeddings provider is configured), and retrieval
+// (retrieve.go: ranking, scores from 0 to 1, hybrid fusion). Deleting a base
+// removes its sources and unlinks the agents it was assigned to.
 package knowledge
 
 import (
 	"context"
+	"log/slog"
+	"sync"
 
 	"github.com/parley-voice/parley/internal/invalid"
 	"github.com/parley-voice/parley/internal/model"
@@ -50,9 +56,23 @@ func (in *Input) apply(kb *model.KnowledgeBase) {
 	}
 }
 
-// Service persists knowledge bases.
+// Service persists knowledge bases and their sources, indexes sources and
+// answers queries.
 type Service struct {
 	Store store.Store
+	// Embedder, when set, embeds chunks and queries: retrieval is then
+	// hybrid (full text and vectors, fused).
+	Embedder Embedder
+	Logger   *slog.Logger
+
+	tasks sync.WaitGroup // background indexing
+}
+
+func (s *Service) log() *slog.Logger {
+	if s.Logger == nil {
+		return slog.Default()
+	}
+	return s.Logger
 }
 
 // Create stores a new knowledge base.
@@ -97,4 +117,37 @@ func (s *Service) Update(ctx context.Context, orgID, id string, in Input) (model
 // Delete removes a knowledge base and unlinks it from agents.
 func (s *Service) Delete(ctx context.Context, orgID, id string) error {
 	return s.Store.Update(ctx, func(tx store.Tx) error { return tx.DeleteKnowledgeBase(ctx, orgID, id) })
+}
+
+// Detail is a knowledge base with its sources.
+type Detail struct {
+	model.KnowledgeBase
+	Sources []model.KnowledgeSource
+}
+
+// GetDetail returns a base with its sources (GET /knowledge-bases/{id}).
+func (s *Service) GetDetail(ctx context.Context, orgID, id string) (Detail, error) {
+	return store.Read(ctx, s.Store, func(tx store.Tx) (Detail, error) {
+		kb, err := tx.GetKnowledgeBase(ctx, orgID, id)
+		if err != nil {
+			return Detail{}, err
+		}
+		sources, err := tx.ListKnowledgeSources(ctx, orgID, id)
+		return Detail{kb, sources}, err
+	})
+}
+
+// UpdateDetail applies a partial update and returns the base with its
+// sources.
+func (s *Service) UpdateDetail(ctx context.Context, orgID, id string, in Input) (Detail, error) {
+	if _, err := s.Update(ctx, orgID, id, in); err != nil {
+		return Detail{}, err
+	}
+	return s.GetDetail(ctx, orgID, id)
+}
+
+// CreateDetail stores a new base (it has no sources yet).
+func (s *Service) CreateDetail(ctx context.Context, orgID string, in Input) (Detail, error) {
+	kb, err := s.Create(ctx, orgID, in)
+	return Detail{kb, []model.KnowledgeSource{}}, err
 }

@@ -42,6 +42,7 @@ type conversation struct {
 	closing      bool           // the closing line is under way: no more turns
 	screening    *screening     // voicemail detection under way
 	timed        []*latency     // the answered turns, for the trace
+	kbIDs        []string       // the agent's knowledge bases
 	failures     map[string]int // failures in a row, per provider
 	endCause     string
 	failure      string // errorMessage when the call ends FAILED

@@ -33,6 +33,9 @@ type Engine struct {
 	Secret   func(ctx context.Context, orgID string) (string, error)
 	// Metrics receives per-turn latency (nil: not exported).
 	Metrics *Metrics
+	// Knowledge retrieves from the agent's knowledge bases (nil: agents
+	// answer without them).
+	Knowledge Retriever
 	// Tracer receives one OpenTelemetry trace per call (nil: none).
 	Tracer *otlp.Exporter
 	// Now is the clock (tests); default time.Now.
@@ -45,31 +48,39 @@ type Engine struct {
 
 // Run implements telephony.Conversation.
 func (e *Engine) Run(ctx context.Context, l *telephony.Live) {
-	c := newConversation(e, l, e.customTools(ctx, l.Call))
+	tools, kbIDs := e.agentResources(ctx, l.Call)
+	c := newConversation(e, l, tools)
+	c.kbIDs = kbIDs
 	c.metrics.prom = e.Metrics
 	c.run(ctx)
 }
 
-// customTools are the agent's enabled custom tools. A store error leaves
-// the call without them rather than failing it.
-func (e *Engine) customTools(ctx context.Context, c model.Call) []model.CustomTool {
+// agentResources are the agent's enabled custom tools and its knowledge
+// bases. A store error leaves the call without them rather than failing it.
+func (e *Engine) agentResources(ctx context.Context, c model.Call) (tools []model.CustomTool, kbIDs []string) {
 	if e.Store == nil || c.AgentID == "" {
-		return nil
+		return nil, nil
 	}
-	var out []model.CustomTool
 	err := e.Store.View(ctx, func(tx store.Tx) error {
 		byAgent, err := tx.ListCustomTools(ctx, c.OrgID, []string{c.AgentID})
+		if err != nil {
+			return err
+		}
 		for _, t := range byAgent[c.AgentID] {
 			if t.Enabled {
-				out = append(out, t)
+				tools = append(tools, t)
 			}
+		}
+		kbs, err := tx.AgentKnowledgeBases(ctx, c.OrgID, []string{c.AgentID})
+		for _, kb := range kbs[c.AgentID] {
+			kbIDs = append(kbIDs, kb.ID)
 		}
 		return err
 	})
 	if err != nil {
-		e.log().Error("custom tools not loaded", "call_id", c.ID, "err", err)
+		e.log().Error("agent tools or knowledge bases not loaded", "call_id", c.ID, "err", err)
 	}
-	return out
+	return tools, kbIDs
 }
 
 func (e *Engine) log() *slog.Logger {

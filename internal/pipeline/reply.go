@@ -227,7 +227,7 @@ func (r *reply) converse() {
 		first := true
 		r.lat.mark(stageLLMStart)
 		res, err := c.e.LLM.Stream(r.ctx, llm.Request{
-			Model: c.e.Model, Messages: append(r.base[:len(r.base):len(r.base)], r.added...), Tools: c.toolDefs(),
+			Model: c.e.Model, Messages: r.messages(), Tools: c.toolDefs(),
 			Temperature: c.agent.LLMTemperature, ReasoningEffort: deref(c.agent.LLMReasoningEffort),
 		}, func(delta string) error {
 			if first {
@@ -280,6 +280,17 @@ func (r *reply) converse() {
 			return
 		}
 	}
+}
+
+// messages is the request's history: the conversation so far, what this
+// turn added, and, in automatic knowledge mode on its first round, the
+// chunks retrieved for the caller's words.
+func (r *reply) messages() []llm.Message {
+	msgs := append(r.base[:len(r.base):len(r.base)], r.added...)
+	if len(r.added) == 0 {
+		msgs = r.withKnowledge(msgs)
+	}
+	return msgs
 }
 
 // cutSentence splits off the first complete sentence of s.

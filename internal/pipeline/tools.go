@@ -41,6 +41,9 @@ func (c *conversation) toolDefs() []llm.Tool {
 					"description": "the keys to press, in order"}},
 			}})
 	}
+	if c.knowledgeMode() == "query_tool" {
+		out = append(out, searchTool())
+	}
 	for _, t := range c.tools {
 		out = append(out, customToolDef(t))
 	}
@@ -82,6 +85,9 @@ func (r *reply) runTools(calls []llm.ToolCall) (results []llm.Message, again boo
 		case tc.Name == toolTransfer && on(c.agent.TransferEnabled):
 			out, logged = r.transfer(tc.Arguments)
 			again = r.endCause == ""
+		case tc.Name == toolSearchKnowledge && c.knowledgeMode() == "query_tool":
+			out = r.searchKnowledge(tc.Arguments)
+			again = true
 		default:
 			if t, ok := c.customTool(tc.Name); ok {
 				out = r.callCustomTool(t, tc.Arguments)

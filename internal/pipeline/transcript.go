@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/parley-voice/parley/internal/knowledge"
 	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/provider/llm"
 	"github.com/parley-voice/parley/internal/provider/tts"
@@ -82,6 +83,7 @@ type metrics struct {
 	ttsChars                              int
 	turns                                 []map[string]any
 	interruptions                         []float64 // ms from the threshold frame to the audio stopped
+	retrievals                            []map[string]any
 	prom                                  *Metrics
 }
 
@@ -100,6 +102,22 @@ func (m *metrics) addTurn(id string, f map[string]float64) {
 	m.turns = append(m.turns, e)
 	m.mu.Unlock()
 	m.prom.observeTurn(f)
+}
+
+// addRetrieval records a knowledge-base retrieval (metrics
+// knowledge_retrievals: what was asked, what came back, how long it took).
+func (m *metrics) addRetrieval(turnID, query string, hits []knowledge.Hit, took time.Duration, err error) {
+	chunks := []map[string]any{}
+	for _, h := range hits {
+		chunks = append(chunks, map[string]any{"sourceId": h.SourceID, "displayName": h.DisplayName, "score": h.Score, "text": h.Text})
+	}
+	e := map[string]any{"turnId": turnID, "query": query, "chunks": chunks, "ms": float64(took.Microseconds()) / 1000}
+	if err != nil {
+		e["error"] = err.Error()
+	}
+	m.mu.Lock()
+	m.retrievals = append(m.retrievals, e)
+	m.mu.Unlock()
 }
 
 func (m *metrics) interrupted(d time.Duration) {
@@ -134,6 +152,7 @@ func (m *metrics) doc() map[string]any {
 		"tts_characters_count": m.ttsChars,
 		"turn_latency":         append([]map[string]any{}, m.turns...),
 		"interruption_stop_ms": append([]float64{}, m.interruptions...),
+		"knowledge_retrievals": append([]map[string]any{}, m.retrievals...),
 	}
 }
 

@@ -1,0 +1,118 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/parley-voice/parley/internal/knowledge"
+	"github.com/parley-voice/parley/internal/provider/llm"
+)
+
+// Retriever finds the chunks of knowledge bases relevant to a query
+// (knowledge.Service).
+type Retriever interface {
+	Retrieve(ctx context.Context, orgID string, kbIDs []string, query string, k int, threshold float64) ([]knowledge.Hit, error)
+}
+
+const (
+	toolSearchKnowledge = "search_knowledge_base"
+	// retrievalBudget bounds automatic retrieval before the model is asked:
+	// past it the turn goes on without the chunks.
+	retrievalBudget = 300 * time.Millisecond
+	// queryToolTimeout bounds a search the model asked for.
+	queryToolTimeout = 3 * time.Second
+)
+
+// knowledgeMode is how the agent uses its knowledge bases: "" (none
+// assigned), "automatic" (the default) or "query_tool".
+func (c *conversation) knowledgeMode() string {
+	if len(c.kbIDs) == 0 || c.e.Knowledge == nil {
+		return ""
+	}
+	if m := deref(c.agent.KnowledgeBaseRetrievalMode); m == "query_tool" {
+		return m
+	}
+	return "automatic"
+}
+
+func (c *conversation) knowledgeChunks() int {
+	if v := c.agent.KnowledgeBaseChunks; v != nil && *v > 0 {
+		return *v
+	}
+	return knowledge.DefaultChunks
+}
+
+func (c *conversation) knowledgeThreshold() float64 {
+	if v := c.agent.KnowledgeBaseSimilarityThreshold; v != nil {
+		return *v
+	}
+	return 0
+}
+
+// retrieve runs one retrieval and records it in the call's metrics.
+func (c *conversation) retrieve(ctx context.Context, turnID, query string, budget time.Duration) []knowledge.Hit {
+	rctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	began := time.Now()
+	hits, err := c.e.Knowledge.Retrieve(rctx, c.live.Call.OrgID, c.kbIDs, query, c.knowledgeChunks(), c.knowledgeThreshold())
+	took := time.Since(began)
+	if err != nil {
+		c.e.log().Warn("knowledge retrieval failed", "call_id", c.live.Call.ID, "err", err, "ms", took.Milliseconds())
+		hits = nil
+	}
+	c.metrics.addRetrieval(turnID, query, hits, took, err)
+	return hits
+}
+
+// withKnowledge is the request's messages with the chunks retrieved for the
+// caller's last words placed just before them (automatic mode). They are
+// not kept in the history: each turn gets its own.
+func (r *reply) withKnowledge(msgs []llm.Message) []llm.Message {
+	c := r.c
+	if c.knowledgeMode() != "automatic" || len(msgs) == 0 || msgs[len(msgs)-1].Role != llm.RoleUser {
+		return msgs
+	}
+	last := msgs[len(msgs)-1]
+	hits := c.retrieve(r.ctx, r.turnID, last.Content, retrievalBudget)
+	if len(hits) == 0 {
+		return msgs
+	}
+	note := llm.Message{Role: llm.RoleSystem, Content: "Excerpts from the knowledge base that may help with the caller's next message " +
+		"(use them if relevant; do not read them out verbatim):\n" + excerpts(hits)}
+	out := append(append([]llm.Message{}, msgs[:len(msgs)-1]...), note, last)
+	return out
+}
+
+func excerpts(hits []knowledge.Hit) string {
+	var b strings.Builder
+	for i, h := range hits {
+		fmt.Fprintf(&b, "[%d] %s: %s\n", i+1, h.DisplayName, h.Text)
+	}
+	return b.String()
+}
+
+// searchTool is search_knowledge_base, offered in query_tool mode.
+func searchTool() llm.Tool {
+	return llm.Tool{Name: toolSearchKnowledge,
+		Description: "Search the business's knowledge base for facts to answer the caller (policies, prices, hours, products). Use it before answering factual questions.",
+		Parameters: map[string]any{"type": "object", "required": []any{"query"},
+			"properties": map[string]any{"query": map[string]any{"type": "string", "description": "what to look up, in a few words"}}}}
+}
+
+// searchKnowledge runs the model's search.
+func (r *reply) searchKnowledge(args string) string {
+	var a struct {
+		Query string `json:"query"`
+	}
+	if err := json.Unmarshal([]byte(args), &a); err != nil || strings.TrimSpace(a.Query) == "" {
+		return `error: give the search as {"query": "refund policy"}`
+	}
+	hits := r.c.retrieve(r.ctx, r.turnID, a.Query, queryToolTimeout)
+	if len(hits) == 0 {
+		return "no results"
+	}
+	return excerpts(hits)
+}
