@@ -143,4 +143,33 @@ type KnowledgeBases interface {
 	ListKnowledgeBases(ctx context.Context, orgID string, p Page) ([]model.KnowledgeBase, int, error)
 	UpdateKnowledgeBase(ctx context.Context, kb *model.KnowledgeBase) error
 	DeleteKnowledgeBase(ctx context.Context, orgID, id string) error
+
+	// Sources, in creation order. Deleting a base (or a source) deletes
+	// its sources' chunks.
+	CreateKnowledgeSource(ctx context.Context, s *model.KnowledgeSource) error
+	GetKnowledgeSource(ctx context.Context, orgID, kbID, id string) (model.KnowledgeSource, error)
+	ListKnowledgeSources(ctx context.Context, orgID, kbID string) ([]model.KnowledgeSource, error)
+	// UpdateKnowledgeSource writes ErrorMessage, IndexedAt and UpdatedAt.
+	UpdateKnowledgeSource(ctx context.Context, s *model.KnowledgeSource) error
+	DeleteKnowledgeSource(ctx context.Context, orgID, kbID, id string) error
+
+	// ReplaceKnowledgeChunks makes chunks the source's chunks (indexing is
+	// idempotent: the old ones go).
+	ReplaceKnowledgeChunks(ctx context.Context, orgID, kbID, sourceID string, chunks []model.KnowledgeChunk) error
+	// SearchKnowledgeChunks ranks the chunks of the bases by full-text
+	// relevance to query (SQLite FTS5 bm25, PostgreSQL ts_rank_cd), best
+	// first, at most limit. Hits carry the store's raw score (higher is
+	// better); chunks that match no query term are not returned.
+	SearchKnowledgeChunks(ctx context.Context, orgID string, kbIDs []string, query string, limit int) ([]ChunkHit, error)
+	// KnowledgeChunkVectors returns every chunk of the bases that has an
+	// embedding (for cosine similarity in Go), text included.
+	KnowledgeChunkVectors(ctx context.Context, orgID string, kbIDs []string) ([]ChunkHit, error)
+}
+
+// ChunkHit is a chunk found by a search, with its source's name.
+type ChunkHit struct {
+	model.KnowledgeChunk
+	KnowledgeBaseID string
+	DisplayName     string
+	Score           float64
 }

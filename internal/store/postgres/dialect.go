@@ -97,3 +97,12 @@ func (dialect) Sentinel(err error) error {
 	}
 	return nil
 }
+
+// MatchChunks ORs the terms into one tsquery of the english configuration,
+// which stems them and drops stop words as to_tsvector did the chunks', and
+// ranks by cover density (ts_rank_cd). The terms hold only letters and
+// digits, none of to_tsquery's operators, so the query cannot be malformed.
+func (dialect) MatchChunks(terms []string) (from, score string, arg any) {
+	return `to_tsquery('english', ?) AS q JOIN knowledge_chunks c ON c.tsv @@ q`,
+		"ts_rank_cd(c.tsv, q)", strings.Join(terms, " | ")
+}

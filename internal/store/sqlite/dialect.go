@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"errors"
+	"strings"
 	"time"
 
 	"modernc.org/sqlite"
@@ -44,3 +45,18 @@ func (dialect) Sentinel(err error) error {
 // ForUpdate is empty: the single writer connection, whose transactions
 // BEGIN IMMEDIATE, already holds the whole database for the transaction.
 func (dialect) ForUpdate(bool) string { return "" }
+
+// MatchChunks looks the terms up in the FTS5 index, any of them (OR), each
+// quoted so that none is read as FTS5 syntax (AND, NEAR, a column filter, a
+// prefix *), and scores by bm25, negated: bm25 is lower for better matches.
+// The index stems with porter, so a quoted term matches its other forms.
+func (dialect) MatchChunks(terms []string) (from, score string, arg any) {
+	quoted := make([]string, len(terms))
+	for i, t := range terms {
+		quoted[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
+	}
+	return `(SELECT rowid AS id, -bm25(knowledge_chunks_fts) AS score FROM knowledge_chunks_fts
+			WHERE knowledge_chunks_fts MATCH ?) m
+		JOIN knowledge_chunks c ON c.id = m.id`,
+		"m.score", strings.Join(quoted, " OR ")
+}

@@ -22,4 +22,11 @@ type Dialect interface {
 	// another transaction holds when skipLocked; "" for an engine whose single
 	// writer already serialises write transactions.
 	ForUpdate(skipLocked bool) string
+	// MatchChunks is the engine's full-text search of knowledge chunks for
+	// any of terms (at least one; lower-case words of letters and digits,
+	// stop words already dropped): a FROM item, with one ? placeholder for
+	// arg, that yields the chunks matching at least one term as
+	// knowledge_chunks aliased c; and the expression of a match's relevance,
+	// higher is better.
+	MatchChunks(terms []string) (from, score string, arg any)
 }

@@ -81,4 +81,73 @@ var cascadeTests = []test{
 		wantEqual(t, map[string][]model.KnowledgeBaseRef{a.ID: {{ID: kept.ID, Name: "kept"}}}, links)
 		wantEqual(t, a, getAgent(t, b, b.org.ID, a.ID))
 	}},
+	{"DeleteKnowledgeSourceDeletesChunks", func(t *testing.T, b *bundle) {
+		kb := newKnowledgeBase(t, b, b.org.ID)
+		gone := newKnowledgeSource(t, b, b.org.ID, kb.ID)
+		kept := newKnowledgeSource(t, b, b.org.ID, kb.ID)
+		for _, s := range []model.KnowledgeSource{gone, kept} {
+			b.update(t, func(tx store.Tx) error {
+				return tx.ReplaceKnowledgeChunks(b.ctx, b.org.ID, kb.ID, s.ID, []model.KnowledgeChunk{
+					{Seq: 0, Text: "Widgets ship in boxes of ten.", Embedding: []float32{1}},
+					{Seq: 1, Text: "Widget spares are sold separately.", Embedding: []float32{2}},
+				})
+			})
+		}
+		b.update(t, func(tx store.Tx) error { return tx.DeleteKnowledgeSource(b.ctx, b.org.ID, kb.ID, gone.ID) })
+		for _, h := range search(t, b, b.org.ID, []string{kb.ID}, "widget", 10) {
+			wantEqual(t, kept.ID, h.SourceID)
+		}
+		wantEqual(t, 2, len(search(t, b, b.org.ID, []string{kb.ID}, "widget", 10)))
+		vs := vectors(t, b, b.org.ID, []string{kb.ID})
+		wantEqual(t, 2, len(vs))
+		for _, h := range vs {
+			wantEqual(t, kept.ID, h.SourceID)
+		}
+		wantEqual(t, []model.KnowledgeSource{kept}, listKnowledgeSources(t, b, b.org.ID, kb.ID))
+		wantEqual(t, 1, getKnowledgeBase(t, b, b.org.ID, kb.ID).SourceCount)
+		// Its id is free again.
+		again := newKnowledgeSource(t, b, b.org.ID, kb.ID, func(s *model.KnowledgeSource) { s.ID = gone.ID })
+		replaceChunks(t, b, b.org.ID, kb.ID, again.ID, "Gadgets only.")
+		wantEqual(t, []string{"Gadgets only."}, texts(search(t, b, b.org.ID, []string{kb.ID}, "gadget", 10)))
+		wantEqual(t, 3, len(search(t, b, b.org.ID, []string{kb.ID}, "gadget widget", 10)))
+	}},
+	{"DeleteKnowledgeBaseDeletesSourcesAndChunks", func(t *testing.T, b *bundle) {
+		gone := newKnowledgeBase(t, b, b.org.ID)
+		kept := newKnowledgeBase(t, b, b.org.ID)
+		a := newAgent(t, b, b.org.ID)
+		b.update(t, func(tx store.Tx) error {
+			return tx.SetAgentKnowledgeBases(b.ctx, b.org.ID, a.ID, []string{gone.ID, kept.ID})
+		})
+		var goneSources []model.KnowledgeSource
+		for range 2 {
+			s := newKnowledgeSource(t, b, b.org.ID, gone.ID)
+			goneSources = append(goneSources, s)
+			b.update(t, func(tx store.Tx) error {
+				return tx.ReplaceKnowledgeChunks(b.ctx, b.org.ID, gone.ID, s.ID, []model.KnowledgeChunk{
+					{Seq: 0, Text: "Warranty claims need a receipt.", Embedding: []float32{1}},
+				})
+			})
+		}
+		k := newKnowledgeSource(t, b, b.org.ID, kept.ID)
+		b.update(t, func(tx store.Tx) error {
+			return tx.ReplaceKnowledgeChunks(b.ctx, b.org.ID, kept.ID, k.ID, []model.KnowledgeChunk{
+				{Seq: 0, Text: "Warranty lasts a year.", Embedding: []float32{2}},
+			})
+		})
+
+		b.update(t, func(tx store.Tx) error { return tx.DeleteKnowledgeBase(b.ctx, b.org.ID, gone.ID) })
+
+		for _, s := range goneSources {
+			wantIs(t, readErr(b, func(tx store.Tx) (model.KnowledgeSource, error) {
+				return tx.GetKnowledgeSource(b.ctx, b.org.ID, gone.ID, s.ID)
+			}), store.ErrNotFound)
+		}
+		wantEqual(t, []model.KnowledgeSource{}, listKnowledgeSources(t, b, b.org.ID, gone.ID))
+		both := []string{gone.ID, kept.ID}
+		wantEqual(t, []string{"Warranty lasts a year."}, texts(search(t, b, b.org.ID, both, "warranty receipt", 10)))
+		vs := vectors(t, b, b.org.ID, both)
+		wantEqual(t, 1, len(vs))
+		wantEqual(t, k.ID, vs[0].SourceID)
+		wantEqual(t, []model.KnowledgeSource{k}, listKnowledgeSources(t, b, b.org.ID, kept.ID))
+	}},
 }

@@ -135,6 +135,36 @@ func newKnowledgeBase(t *testing.T, b *bundle, orgID string, mods ...func(*model
 	return kb
 }
 
+func newKnowledgeSource(t *testing.T, b *bundle, orgID, kbID string, mods ...func(*model.KnowledgeSource)) model.KnowledgeSource {
+	t.Helper()
+	s := model.KnowledgeSource{
+		OrgID:           orgID,
+		KnowledgeBaseID: kbID,
+		DisplayName:     "faq.txt",
+		Content:         "Refunds take five days.",
+		MimeType:        "text/plain",
+		FileSize:        23,
+		CreatedAt:       at(0),
+		UpdatedAt:       at(0),
+	}
+	for _, m := range mods {
+		m(&s)
+	}
+	b.update(t, func(tx store.Tx) error { return tx.CreateKnowledgeSource(b.ctx, &s) })
+	return s
+}
+
+// replaceChunks makes texts the source's chunks, seq 0, 1, ...
+func replaceChunks(t *testing.T, b *bundle, orgID, kbID, sourceID string, texts ...string) []model.KnowledgeChunk {
+	t.Helper()
+	chunks := make([]model.KnowledgeChunk, len(texts))
+	for i, text := range texts {
+		chunks[i] = model.KnowledgeChunk{SourceID: sourceID, Seq: i, Text: text}
+	}
+	b.update(t, func(tx store.Tx) error { return tx.ReplaceKnowledgeChunks(b.ctx, orgID, kbID, sourceID, chunks) })
+	return chunks
+}
+
 // Shorthands for reading one row back.
 
 func getAgent(t *testing.T, b *bundle, orgID, id string) model.Agent {

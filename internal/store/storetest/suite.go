@@ -37,6 +37,8 @@ func Run(t *testing.T, open Opener) {
 		{"PhoneNumbers", phoneNumberTests},
 		{"MessagingConnections", messagingConnectionTests},
 		{"KnowledgeBases", knowledgeBaseTests},
+		{"KnowledgeSources", knowledgeSourceTests},
+		{"KnowledgeSearch", knowledgeSearchTests},
 		{"Calls", callTests},
 		{"CallList", callListTests},
 		{"Cascades", cascadeTests},
