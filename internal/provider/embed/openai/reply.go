@@ -47,6 +47,9 @@ func parseReply(body []byte, n, dim int) ([][]float32, error) {
 			return nil, fmt.Errorf("two embeddings have index %d", at)
 		}
 		var vec []float32
+		if d.Embedding == nil {
+			return nil, fmt.Errorf("embedding %d is empty", at)
+		}
 		if err := json.Unmarshal(d.Embedding, &vec); err != nil {
 			var s string
 			if json.Unmarshal(d.Embedding, &s) == nil {
@@ -86,4 +89,3 @@ func statusError(status int, e apierr.Error, key string) error {
 	}
 	return fmt.Errorf("%w: %s", kind, text)
 }
-

@@ -149,6 +149,7 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 // check decodes body into req and says how the API would refuse it (nil:
 // it would not).
 func (s *Server) check(req *Request, body []byte, readErr error) *apiError {
+	fields, decodeErr := decode(req, body)
 	if s.opts.APIKey != "" {
 		key, ok := strings.CutPrefix(req.Auth, "Bearer ")
 		switch {
@@ -158,7 +159,6 @@ func (s *Server) check(req *Request, body []byte, readErr error) *apiError {
 			return &apiError{status: http.StatusUnauthorized, message: "Incorrect API key provided: " + masked(key) + ". You can find your API key at https://platform.openai.com/account/api-keys.", code: "invalid_api_key"}
 		}
 	}
-	fields, decodeErr := decode(req, body)
 	if s.opts.Fail != 0 {
 		return &apiError{status: s.opts.Fail, message: cmp.Or(s.opts.Message, failMessage(s.opts.Fail, req.Model))}
 	}
