@@ -1,6 +1,7 @@
 package openaitest
 
 import (
+	"hash/fnv"
 	"math"
 	"slices"
 	"testing"
@@ -75,5 +76,32 @@ func TestSimilarity(t *testing.T) {
 	}
 	if Cosine(q, near[:10]) != 0 || Cosine(q, make([]float32, dim)) != 0 {
 		t.Error("cosine of mismatched or zero vectors is not 0")
+	}
+}
+
+// TestVectorRule: the vector is the documented rule, computed here
+// independently: each stem's FNV-1a hash picks its bucket (modulo dim) and
+// its top bit the sign.
+func TestVectorRule(t *testing.T) {
+	const dim = 64
+	want := make([]float32, dim)
+	for _, w := range []string{"book", "tabl", "dinner"} {
+		h := fnv.New64a()
+		h.Write([]byte(w))
+		x := h.Sum64()
+		sign := float32(1)
+		if x&(1<<63) != 0 {
+			sign = -1
+		}
+		if want[x%dim] != 0 {
+			t.Fatalf("%q collides: pick other words", w)
+		}
+		want[x%dim] = sign / float32(math.Sqrt(3))
+	}
+	got := Vector("Tables booked for dinner!", dim)
+	for i := range want {
+		if math.Abs(float64(got[i]-want[i])) > 1e-6 {
+			t.Fatalf("bucket %d: %v, want %v\n got %v\nwant %v", i, got[i], want[i], got, want)
+		}
 	}
 }
