@@ -25,6 +25,21 @@ func BenchmarkListCalls(b *testing.B) {
 	storetest.BenchListCalls(b, s, copyLoader(s))
 }
 
+// BenchmarkSearchKnowledgeChunks seeds PARLEY_BENCH_CHUNKS chunks (default
+// 100,000) in one knowledge base in a fresh schema of
+// PARLEY_TEST_DATABASE_URL and measures full-text searches:
+//
+//	go test -run '^$' -bench SearchKnowledgeChunks -benchtime 200x ./internal/store/postgres
+func BenchmarkSearchKnowledgeChunks(b *testing.B) {
+	s := open(b, databaseURL(b))
+	// As autovacuum would have by the time the base is queried: statistics
+	// for the planner, the visibility map, GIN's pending list merged.
+	storetest.BenchSearchKnowledgeChunks(b, s, func(ctx context.Context) error {
+		_, err := s.DB().ExecContext(ctx, "VACUUM ANALYZE knowledge_chunks, knowledge_base_sources")
+		return err
+	})
+}
+
 // copyLoader COPYs calls in, with the secondary indexes of calls dropped
 // during the load and built again after it, then vacuums and analyzes the
 // table, as autovacuum would have by the time a table holds a million rows

@@ -98,11 +98,19 @@ func (dialect) Sentinel(err error) error {
 	return nil
 }
 
-// MatchChunks ORs the terms into one tsquery of the english configuration,
+// BestChunks ORs the terms into one tsquery of the english configuration,
 // which stems them and drops stop words as to_tsvector did the chunks', and
 // ranks by cover density (ts_rank_cd). The terms hold only letters and
 // digits, none of to_tsquery's operators, so the query cannot be malformed.
-func (dialect) MatchChunks(terms []string) (from, score string, arg any) {
-	return `to_tsquery('english', ?) AS q JOIN knowledge_chunks c ON c.tsv @@ q`,
-		"ts_rank_cd(c.tsv, q)", strings.Join(terms, " | ")
+// The planner picks between the GIN index of tsv and the base's rows.
+func (dialect) BestChunks(orgID string, kbIDs, terms []string, limit int) (string, []any) {
+	args := make([]any, 0, len(kbIDs)+3)
+	args = append(args, strings.Join(terms, " | "), orgID)
+	for _, id := range kbIDs {
+		args = append(args, id)
+	}
+	return `SELECT c.source_id, c.seq, ts_rank_cd(c.tsv, q) AS score
+		FROM to_tsquery('english', ?) AS q JOIN knowledge_chunks c ON c.tsv @@ q
+		WHERE c.org_id = ? AND c.knowledge_base_id IN (` + strings.TrimSuffix(strings.Repeat("?, ", len(kbIDs)), ", ") + `)
+		ORDER BY score DESC, c.source_id, c.seq LIMIT ?`, append(args, limit)
 }

@@ -7,12 +7,16 @@ import (
 	"os"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
+	"github.com/pressly/goose/v3"
 	"go.uber.org/goleak"
 
 	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/store"
+	"github.com/parley-voice/parley/internal/store/migrations"
 	"github.com/parley-voice/parley/internal/store/postgres"
 	"github.com/parley-voice/parley/internal/store/sqlstore"
 	"github.com/parley-voice/parley/internal/store/storetest"
@@ -165,5 +169,67 @@ func TestUUIDColumnsScanAsStrings(t *testing.T) {
 	}
 	if want := "0193f3a2-7c1b-7000-8000-00000000abcd"; got.ID != want {
 		t.Fatalf("id = %q, want %q", got.ID, want)
+	}
+}
+
+// TestKnowledgeMigration applies 00003 over sources written before it: NULL
+// mime_type and file_size are filled in; and goes back down and up again.
+func TestKnowledgeMigration(t *testing.T) {
+	ctx := t.Context()
+	s := open(t, databaseURL(t), postgres.WithoutMigrate())
+	p, err := goose.NewProvider(goose.DialectPostgres, s.DB(), migrations.Postgres(), goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.UpTo(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	org := model.Organization{Name: "o"}
+	kb := model.KnowledgeBase{Name: "kb"}
+	err = s.Update(ctx, func(tx store.Tx) error {
+		if err := tx.CreateOrg(ctx, &org); err != nil {
+			return err
+		}
+		kb.OrgID = org.ID
+		return tx.CreateKnowledgeBase(ctx, &kb)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := func(ms int) time.Time { return time.Date(2025, 1, 2, 3, 4, 5, ms*int(time.Millisecond), time.UTC) }
+	bare, full := model.NewID(), model.NewID()
+	if _, err := s.DB().ExecContext(ctx, `INSERT INTO knowledge_base_sources
+		(id, org_id, knowledge_base_id, display_name, content, original_url, mime_type, file_size, error_message, created_at, updated_at)
+		VALUES ($1, $2, $3, 'bare', 'héllo', NULL, NULL, NULL, NULL, $4, $5),
+		       ($6, $2, $3, 'full', 'x', 'https://example.com/x', 'text/html', 42, 'boom', $7, $8)`,
+		bare, org.ID, kb.ID, ts(6), ts(7), full, ts(8), ts(9)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var got []model.KnowledgeSource
+	if err := s.View(ctx, func(tx store.Tx) (err error) { got, err = tx.ListKnowledgeSources(ctx, org.ID, kb.ID); return }); err != nil {
+		t.Fatal(err)
+	}
+	link, boom := "https://example.com/x", "boom"
+	want := []model.KnowledgeSource{
+		{ID: bare, OrgID: org.ID, KnowledgeBaseID: kb.ID, DisplayName: "bare", Content: "héllo", MimeType: "text/plain",
+			FileSize: 6, CreatedAt: ts(6), UpdatedAt: ts(7)},
+		{ID: full, OrgID: org.ID, KnowledgeBaseID: kb.ID, DisplayName: "full", Content: "x", OriginalURL: &link,
+			MimeType: "text/html", FileSize: 42, ErrorMessage: &boom, CreatedAt: ts(8), UpdatedAt: ts(9)},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("sources after migrating (-want +got):\n%s", d)
+	}
+	if _, err := p.Down(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := s.DB().QueryRowContext(ctx, "SELECT count(*) FROM knowledge_base_sources").Scan(&n); err != nil || n != 2 {
+		t.Fatalf("sources after migrating down: %d, %v", n, err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -28,6 +28,23 @@ func BenchmarkListCalls(b *testing.B) {
 	storetest.BenchListCalls(b, s, bulkLoader(s))
 }
 
+// BenchmarkSearchKnowledgeChunks seeds PARLEY_BENCH_CHUNKS chunks (default
+// 100,000) in one knowledge base of a fresh database file and measures
+// full-text searches:
+//
+//	go test -run '^$' -bench SearchKnowledgeChunks -benchtime 200x ./internal/store/sqlite
+func BenchmarkSearchKnowledgeChunks(b *testing.B) {
+	s, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "parley.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	storetest.BenchSearchKnowledgeChunks(b, s, func(ctx context.Context) error {
+		_, err := s.DB().ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
+		return err
+	})
+}
+
 // bulkLoader inserts calls with multi-row INSERTs on the writer connection,
 // one transaction per batch, with the calls indexes dropped during the load
 // and built again after it (sorting once beats a million random index

@@ -46,17 +46,31 @@ func (dialect) Sentinel(err error) error {
 // BEGIN IMMEDIATE, already holds the whole database for the transaction.
 func (dialect) ForUpdate(bool) string { return "" }
 
-// MatchChunks looks the terms up in the FTS5 index, any of them (OR), each
-// quoted so that none is read as FTS5 syntax (AND, NEAR, a column filter, a
-// prefix *), and scores by bm25, negated: bm25 is lower for better matches.
-// The index stems with porter, so a quoted term matches its other forms.
-func (dialect) MatchChunks(terms []string) (from, score string, arg any) {
-	quoted := make([]string, len(terms))
-	for i, t := range terms {
-		quoted[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
+// BestChunks asks the FTS5 index for chunks of the bases (their tokens in
+// the kb column) AND any of the terms in the text column, each term quoted
+// so that none is read as FTS5 syntax (AND, NEAR, a column filter, a prefix
+// *; the index's tokenizer still stems it), and ranks them by bm25 with the
+// kb column weighted 0, negated: bm25 is lower for better matches. Ranking
+// happens inside the index, over the bases' matches only; source_id and seq
+// come from the index's own columns.
+func (dialect) BestChunks(_ string, kbIDs, terms []string, limit int) (string, []any) {
+	var m strings.Builder
+	m.WriteString("kb : (")
+	for i, id := range kbIDs {
+		if i > 0 {
+			m.WriteString(" OR ")
+		}
+		m.WriteString(`"k` + strings.ReplaceAll(id, "-", "") + `0"`)
 	}
-	return `(SELECT rowid AS id, -bm25(knowledge_chunks_fts) AS score FROM knowledge_chunks_fts
-			WHERE knowledge_chunks_fts MATCH ?) m
-		JOIN knowledge_chunks c ON c.id = m.id`,
-		"m.score", strings.Join(quoted, " OR ")
+	m.WriteString(") AND text : (")
+	for i, t := range terms {
+		if i > 0 {
+			m.WriteString(" OR ")
+		}
+		m.WriteString(`"` + strings.ReplaceAll(t, `"`, `""`) + `"`)
+	}
+	m.WriteString(")")
+	return `SELECT source_id, seq, -bm25(knowledge_chunks_fts, 1.0, 0.0, 0.0, 0.0) AS score
+		FROM knowledge_chunks_fts WHERE knowledge_chunks_fts MATCH ?
+		ORDER BY score DESC, source_id, seq LIMIT ?`, []any{m.String(), limit}
 }

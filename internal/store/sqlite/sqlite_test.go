@@ -4,12 +4,17 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/pressly/goose/v3"
 	"go.uber.org/goleak"
 
 	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/store"
+	"github.com/parley-voice/parley/internal/store/migrations"
 	"github.com/parley-voice/parley/internal/store/sqlite"
 	"github.com/parley-voice/parley/internal/store/sqlstore"
 	"github.com/parley-voice/parley/internal/store/storetest"
@@ -107,14 +112,27 @@ func TestMigrate(t *testing.T) {
 	}
 }
 
-// TestSourceCount fills knowledge_base_sources by hand (no Tx method writes
-// it yet) to check the count and the cascade.
-func TestSourceCount(t *testing.T) {
-	s := open(t)
+// TestKnowledgeMigration applies 00003 over sources written before it:
+// SQLite rebuilds the table, which must keep every row, fill mime_type and
+// file_size where they were NULL, and keep the cascade from the base; and
+// goes back down and up again.
+func TestKnowledgeMigration(t *testing.T) {
 	ctx := t.Context()
+	s, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "parley.db"), sqlite.WithoutMigrate())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	p, err := goose.NewProvider(goose.DialectSQLite3, s.DB(), migrations.SQLite(), goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.UpTo(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
 	org := model.Organization{Name: "o"}
 	kb := model.KnowledgeBase{Name: "kb"}
-	err := s.Update(ctx, func(tx store.Tx) error {
+	err = s.Update(ctx, func(tx store.Tx) error {
 		if err := tx.CreateOrg(ctx, &org); err != nil {
 			return err
 		}
@@ -124,26 +142,157 @@ func TestSourceCount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for range 3 {
-		_, err := s.DB().ExecContext(ctx, `INSERT INTO knowledge_base_sources
-			(id, org_id, knowledge_base_id, display_name, created_at, updated_at) VALUES (?, ?, ?, 'doc', '', '')`,
-			model.NewID(), org.ID, kb.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	var got model.KnowledgeBase
-	if err := s.View(ctx, func(tx store.Tx) (err error) { got, err = tx.GetKnowledgeBase(ctx, org.ID, kb.ID); return }); err != nil {
+	bare, full := model.NewID(), model.NewID()
+	if _, err := s.DB().ExecContext(ctx, `INSERT INTO knowledge_base_sources
+		(id, org_id, knowledge_base_id, display_name, content, original_url, mime_type, file_size, error_message, created_at, updated_at)
+		VALUES (?, ?, ?, 'bare', 'héllo', NULL, NULL, NULL, NULL, '2025-01-02T03:04:05.006Z', '2025-01-02T03:04:05.007Z'),
+		       (?, ?, ?, 'full', 'x', 'https://example.com/x', 'text/html', 42, 'boom', '2025-01-02T03:04:05.008Z', '2025-01-02T03:04:05.009Z')`,
+		bare, org.ID, kb.ID, full, org.ID, kb.ID); err != nil {
 		t.Fatal(err)
 	}
-	if got.SourceCount != 3 {
-		t.Fatalf("source count = %d, want 3", got.SourceCount)
+	if _, err := p.Up(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var got []model.KnowledgeSource
+	if err := s.View(ctx, func(tx store.Tx) (err error) { got, err = tx.ListKnowledgeSources(ctx, org.ID, kb.ID); return }); err != nil {
+		t.Fatal(err)
+	}
+	ts := func(ms int) time.Time { return time.Date(2025, 1, 2, 3, 4, 5, ms*int(time.Millisecond), time.UTC) }
+	link, boom := "https://example.com/x", "boom"
+	want := []model.KnowledgeSource{
+		{ID: bare, OrgID: org.ID, KnowledgeBaseID: kb.ID, DisplayName: "bare", Content: "héllo", MimeType: "text/plain",
+			FileSize: 6, CreatedAt: ts(6), UpdatedAt: ts(7)},
+		{ID: full, OrgID: org.ID, KnowledgeBaseID: kb.ID, DisplayName: "full", Content: "x", OriginalURL: &link,
+			MimeType: "text/html", FileSize: 42, ErrorMessage: &boom, CreatedAt: ts(8), UpdatedAt: ts(9)},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("sources after migrating (-want +got):\n%s", d)
+	}
+
+	// Down keeps the sources, then up again.
+	if _, err := p.Down(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := s.DB().QueryRowContext(ctx, "SELECT count(*) FROM knowledge_base_sources WHERE mime_type IS NOT NULL").Scan(&n); err != nil || n != 2 {
+		t.Fatalf("sources after migrating down: %d, %v", n, err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Update(ctx, func(tx store.Tx) error {
+		return tx.ReplaceKnowledgeChunks(ctx, org.ID, kb.ID, bare, []model.KnowledgeChunk{{Text: "hello"}})
+	}); err != nil {
+		t.Fatal(err)
 	}
 	if err := s.Update(ctx, func(tx store.Tx) error { return tx.DeleteKnowledgeBase(ctx, org.ID, kb.ID) }); err != nil {
 		t.Fatal(err)
 	}
-	var left int
-	if err := s.DB().QueryRowContext(ctx, "SELECT count(*) FROM knowledge_base_sources").Scan(&left); err != nil || left != 0 {
-		t.Fatalf("sources left after deleting their knowledge base: %d, %v", left, err)
+	for _, table := range []string{"knowledge_base_sources", "knowledge_chunks"} {
+		if err := s.DB().QueryRowContext(ctx, "SELECT count(*) FROM "+table).Scan(&n); err != nil || n != 0 {
+			t.Fatalf("%s left after deleting their knowledge base: %d, %v", table, n, err)
+		}
+	}
+	checkFTS(t, s, kb.ID)
+}
+
+// checkFTS checks the chunk index is in step with knowledge_chunks (the
+// triggers kept it): FTS5's integrity check passes, it has a row for every
+// chunk and no other, with the chunk's source_id and seq, and each of kbIDs
+// has as many chunks under its token as in the table.
+func checkFTS(t *testing.T, s *sqlstore.Store, kbIDs ...string) {
+	t.Helper()
+	ctx := t.Context()
+	db := s.DB()
+	if _, err := db.ExecContext(ctx, "INSERT INTO knowledge_chunks_fts (knowledge_chunks_fts) VALUES ('integrity-check')"); err != nil {
+		t.Fatalf("FTS integrity check: %v", err)
+	}
+	var chunks, indexed, same int
+	if err := db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM knowledge_chunks), (SELECT count(*) FROM knowledge_chunks_fts),
+		(SELECT count(*) FROM knowledge_chunks c JOIN knowledge_chunks_fts f ON f.rowid = c.id
+			WHERE f.source_id = c.source_id AND f.seq = c.seq)`).Scan(&chunks, &indexed, &same); err != nil {
+		t.Fatal(err)
+	}
+	if chunks != indexed || chunks != same {
+		t.Fatalf("%d chunks, %d indexed, %d of them alike", chunks, indexed, same)
+	}
+	for _, kb := range kbIDs {
+		var inTable, inIndex int
+		if err := db.QueryRowContext(ctx, "SELECT count(*) FROM knowledge_chunks WHERE knowledge_base_id = ?", kb).Scan(&inTable); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.QueryRowContext(ctx, "SELECT count(*) FROM knowledge_chunks_fts WHERE knowledge_chunks_fts MATCH ?",
+			`kb : "k`+strings.ReplaceAll(kb, "-", "")+`0"`).Scan(&inIndex); err != nil {
+			t.Fatal(err)
+		}
+		if inTable != inIndex {
+			t.Fatalf("knowledge base %s: %d chunks, %d indexed", kb, inTable, inIndex)
+		}
+	}
+}
+
+// TestKnowledgeFTSInStep replaces, deletes and cascades chunks away, checking
+// the FTS5 index against the table after each.
+func TestKnowledgeFTSInStep(t *testing.T) {
+	s := open(t)
+	ctx := t.Context()
+	org := model.Organization{Name: "o"}
+	var kbs [2]model.KnowledgeBase
+	var srcs [4]model.KnowledgeSource
+	update := func(fn func(tx store.Tx) error) {
+		t.Helper()
+		if err := s.Update(ctx, fn); err != nil {
+			t.Fatal(err)
+		}
+		checkFTS(t, s, kbs[0].ID, kbs[1].ID)
+	}
+	chunks := func(words ...string) []model.KnowledgeChunk {
+		var out []model.KnowledgeChunk
+		for i, w := range words {
+			out = append(out, model.KnowledgeChunk{Seq: i, Text: w + " and some more words"})
+		}
+		return out
+	}
+	update(func(tx store.Tx) error {
+		if err := tx.CreateOrg(ctx, &org); err != nil {
+			return err
+		}
+		for i := range kbs {
+			kbs[i] = model.KnowledgeBase{OrgID: org.ID, Name: "kb"}
+			if err := tx.CreateKnowledgeBase(ctx, &kbs[i]); err != nil {
+				return err
+			}
+		}
+		for i := range srcs {
+			srcs[i] = model.KnowledgeSource{OrgID: org.ID, KnowledgeBaseID: kbs[i%2].ID, DisplayName: "doc"}
+			if err := tx.CreateKnowledgeSource(ctx, &srcs[i]); err != nil {
+				return err
+			}
+			if err := tx.ReplaceKnowledgeChunks(ctx, org.ID, srcs[i].KnowledgeBaseID, srcs[i].ID, chunks("alpha", "beta", "gamma")); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	update(func(tx store.Tx) error {
+		return tx.ReplaceKnowledgeChunks(ctx, org.ID, kbs[0].ID, srcs[0].ID, chunks("delta"))
+	})
+	update(func(tx store.Tx) error { return tx.DeleteKnowledgeSource(ctx, org.ID, kbs[1].ID, srcs[1].ID) })
+	update(func(tx store.Tx) error { return tx.DeleteKnowledgeBase(ctx, org.ID, kbs[0].ID) })
+	// No Tx method updates a chunk, but the trigger is there.
+	if _, err := s.DB().ExecContext(ctx, "UPDATE knowledge_chunks SET text = 'epsilon', seq = 9 WHERE seq = 0"); err != nil {
+		t.Fatal(err)
+	}
+	checkFTS(t, s, kbs[0].ID, kbs[1].ID)
+	var hits []store.ChunkHit
+	if err := s.View(ctx, func(tx store.Tx) (err error) {
+		hits, err = tx.SearchKnowledgeChunks(ctx, org.ID, []string{kbs[1].ID}, "alpha epsilon", 10)
+		return err
+	}); err != nil || len(hits) != 1 || hits[0].Text != "epsilon" || hits[0].Seq != 9 {
+		t.Fatalf("search after an update: %+v, %v", hits, err)
+	}
+	var rows int
+	if err := s.DB().QueryRowContext(ctx, "SELECT count(*) FROM knowledge_chunks").Scan(&rows); err != nil || rows != 3 {
+		t.Fatalf("%d chunks in the table (%v): want the 3 of the one source left", rows, err)
 	}
 }

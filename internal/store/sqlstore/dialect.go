@@ -22,11 +22,12 @@ type Dialect interface {
 	// another transaction holds when skipLocked; "" for an engine whose single
 	// writer already serialises write transactions.
 	ForUpdate(skipLocked bool) string
-	// MatchChunks is the engine's full-text search of knowledge chunks for
-	// any of terms (at least one; lower-case words of letters and digits,
-	// stop words already dropped): a FROM item, with one ? placeholder for
-	// arg, that yields the chunks matching at least one term as
-	// knowledge_chunks aliased c; and the expression of a match's relevance,
-	// higher is better.
-	MatchChunks(terms []string) (from, score string, arg any)
+	// BestChunks is the engine's full-text search, the one query whose SQL
+	// the engines do not share: the source_id, seq and score (higher is
+	// better) of the chunks of the knowledge bases kbIDs (at least one, all
+	// the organization's: the caller checked) that match any of terms (at
+	// least one; lower-case words of letters and digits, stop words already
+	// dropped), best first, ties by source_id then seq, at most limit; with
+	// its arguments, for ? placeholders.
+	BestChunks(orgID string, kbIDs, terms []string, limit int) (query string, args []any)
 }

@@ -1,9 +1,11 @@
 // Package sqlstore is the one implementation of store.Store over
 // database/sql, shared by the SQLite and PostgreSQL engines. It owns every
 // query Parley makes; what differs between engines (placeholders, how a time
-// is written, collation, which driver errors mean a conflict) is a small
-// Dialect supplied by store/sqlite or store/postgres, which also own opening
-// the database and applying the migrations.
+// is written, collation, which driver errors mean a conflict, and the one
+// query that cannot be shared: the full-text ranking of knowledge chunks,
+// FTS5 against tsvector) is a small Dialect supplied by store/sqlite or
+// store/postgres, which also own opening the database and applying the
+// migrations.
 //
 // Queries are written once with ? placeholders; the dialect rebinds them.
 // Every tenant-owned query is scoped by org_id, so another organization's id

@@ -79,32 +79,49 @@ func (t *tx) SearchKnowledgeChunks(ctx context.Context, orgID string, kbIDs []st
 	if limit < 1 || len(terms) == 0 || !uuids(orgID) {
 		return out, nil
 	}
-	from, score, arg := t.d.MatchChunks(terms)
-	batches := 0
+	// The engine searches the bases it is given: only the organization's.
+	var bases []string
 	err := uuidBatches(kbIDs, func(batch []any, marks string) error {
-		batches++
-		args := make([]any, 0, len(batch)+3)
-		args = append(append(append(args, arg, orgID), batch...), limit)
-		found, err := all(ctx, t, scanChunkHit, "search knowledge chunks",
-			`SELECT c.source_id, c.seq, c.text, c.knowledge_base_id, s.display_name, `+score+` AS score
-			FROM `+from+`
-			JOIN knowledge_base_sources s ON s.id = c.source_id
-			WHERE c.org_id = ? AND c.knowledge_base_id IN (`+marks+`)
-			ORDER BY score DESC, c.source_id, c.seq
-			LIMIT ?`, args...)
-		out = append(out, found...)
+		found, err := all(ctx, t, scanString, "search knowledge chunks",
+			`SELECT id FROM knowledge_bases WHERE org_id = ? AND id IN (`+marks+`)`, append([]any{orgID}, batch...)...)
+		bases = append(bases, found...)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	if batches > 1 { // each batch's best: the best of them all
+	batches := 0
+	for ; len(bases) > 0; batches++ {
+		batch := bases[:min(batchSize, len(bases))]
+		bases = bases[len(batch):]
+		best, args := t.d.BestChunks(orgID, batch, terms, limit)
+		// The best are picked by their keys alone; only they are read
+		// whole and named, not every match.
+		found, err := all(ctx, t, scanChunkHit, "search knowledge chunks",
+			`SELECT h.source_id, h.seq, c.text, c.knowledge_base_id, s.display_name, h.score
+			FROM (`+best+`) h
+			JOIN knowledge_chunks c ON c.source_id = h.source_id AND c.seq = h.seq
+			JOIN knowledge_base_sources s ON s.id = c.source_id
+			WHERE c.org_id = ?
+			ORDER BY h.score DESC, h.source_id, h.seq`, append(args, orgID)...)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, found...)
+	}
+	if batches > 1 { // more bases than one query takes: the best of each
 		slices.SortFunc(out, func(a, b store.ChunkHit) int {
 			return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.SourceID, b.SourceID), cmp.Compare(a.Seq, b.Seq))
 		})
 		out = out[:min(limit, len(out))]
 	}
 	return out, nil
+}
+
+func scanString(r rowScanner) (string, error) {
+	var s string
+	err := r.Scan(&s)
+	return s, err
 }
 
 // KnowledgeChunkVectors returns the chunks of the organization's bases kbIDs

@@ -10,14 +10,21 @@
 -- organization, and goes with it.
 --
 -- knowledge_chunks holds each source's chunks, (source_id, seq) unique;
--- embedding is the vector as little-endian float32s, NULL without one. Unlike
--- on PostgreSQL it has an INTEGER PRIMARY KEY, id: the full-text index is an
--- external-content FTS5 table, which addresses its rows by rowid, and only an
--- INTEGER PRIMARY KEY keeps a rowid stable (VACUUM may renumber others).
--- Triggers keep the index in step with the table, including the deletes a
--- cascade makes. The index stems English words (porter over unicode61, which
--- folds case and strips diacritics), as PostgreSQL's english configuration
--- does; searches rank with bm25().
+-- embedding is the vector as little-endian float32s, NULL without one.
+--
+-- knowledge_chunks_fts is the full-text index of the chunks, kept by
+-- triggers in step with the table, cascaded deletes included. It stems
+-- English words (porter over unicode61, which folds case and strips
+-- diacritics), as PostgreSQL's english configuration does; searches rank
+-- with bm25(). It is contentless (it keeps no copy of the text), with rows
+-- deleted by rowid, so knowledge_chunks has an INTEGER PRIMARY KEY, id, which
+-- PostgreSQL's twin lacks: only that keeps a rowid stable (VACUUM may
+-- renumber others). Beside the text it indexes one token naming the chunk's
+-- knowledge base ('k', the id's hex digits, '0': no stemmer suffix), so a
+-- search ANDs the base into the match and FTS5 ranks only that base's
+-- chunks, not every organization's; and it keeps source_id and seq
+-- (UNINDEXED, in its own small table), so that the best chunks, ties broken
+-- by source then seq, are picked without reading knowledge_chunks.
 
 -- +goose Up
 CREATE TABLE knowledge_base_sources_new (
@@ -62,35 +69,43 @@ CREATE INDEX knowledge_chunks_kb ON knowledge_chunks (org_id, knowledge_base_id)
 
 CREATE VIRTUAL TABLE knowledge_chunks_fts USING fts5 (
     text,
-    content = 'knowledge_chunks',
-    content_rowid = 'id',
+    kb,
+    source_id UNINDEXED,
+    seq UNINDEXED,
+    content = '',
+    contentless_delete = 1,
+    contentless_unindexed = 1,
     tokenize = 'porter unicode61'
 );
 
 -- +goose StatementBegin
 CREATE TRIGGER knowledge_chunks_fts_insert AFTER INSERT ON knowledge_chunks
 BEGIN
-    INSERT INTO knowledge_chunks_fts (rowid, text) VALUES (NEW.id, NEW.text);
+    INSERT INTO knowledge_chunks_fts (rowid, text, kb, source_id, seq)
+    VALUES (NEW.id, NEW.text, 'k' || replace(NEW.knowledge_base_id, '-', '') || '0', NEW.source_id, NEW.seq);
 END;
 -- +goose StatementEnd
 
 -- +goose StatementBegin
 CREATE TRIGGER knowledge_chunks_fts_delete AFTER DELETE ON knowledge_chunks
 BEGIN
-    INSERT INTO knowledge_chunks_fts (knowledge_chunks_fts, rowid, text) VALUES ('delete', OLD.id, OLD.text);
+    DELETE FROM knowledge_chunks_fts WHERE rowid = OLD.id;
 END;
 -- +goose StatementEnd
 
 -- +goose StatementBegin
-CREATE TRIGGER knowledge_chunks_fts_update AFTER UPDATE OF id, text ON knowledge_chunks
+CREATE TRIGGER knowledge_chunks_fts_update AFTER UPDATE ON knowledge_chunks
 BEGIN
-    INSERT INTO knowledge_chunks_fts (knowledge_chunks_fts, rowid, text) VALUES ('delete', OLD.id, OLD.text);
-    INSERT INTO knowledge_chunks_fts (rowid, text) VALUES (NEW.id, NEW.text);
+    DELETE FROM knowledge_chunks_fts WHERE rowid = OLD.id;
+    INSERT INTO knowledge_chunks_fts (rowid, text, kb, source_id, seq)
+    VALUES (NEW.id, NEW.text, 'k' || replace(NEW.knowledge_base_id, '-', '') || '0', NEW.source_id, NEW.seq);
 END;
 -- +goose StatementEnd
 
 -- +goose Down
 DROP TABLE knowledge_chunks_fts;
+-- FTS5 leaves a contentless_unindexed table's content table behind.
+DROP TABLE IF EXISTS knowledge_chunks_fts_content;
 DROP TABLE knowledge_chunks;
 
 CREATE TABLE knowledge_base_sources_old (
