@@ -290,6 +290,7 @@ var knowledgeSearchTests = []test{
 			`\`:                                        {},
 			"\u0301":                                   {},
 			"日本語 😀":                                    {},
+			"½ ² x\u0301 ǅ ⅷ ٣ İ":                      {},
 			"x\x00y":                                   {},
 			strings.Repeat("a", 3000):                  {},
 			strings.Repeat("refund ", 500):             {"Our refund policy: full refund within 30 days."},
