@@ -24,6 +24,9 @@ func serve(ctx context.Context, c Config, log *slog.Logger, stderr io.Writer) er
 			log.Error("close store", "err", err)
 		}
 	}()
+	if err := a.Knowledge.Resume(ctx); err != nil {
+		log.Error("knowledge sources left unindexed", "err", err)
+	}
 	key, err := a.Orgs.Bootstrap(ctx)
 	if err != nil {
 		return fmt.Errorf("create the first API key: %w", err)

@@ -29,7 +29,7 @@ type Embedder interface {
 // replaces the source's chunks; then it records the outcome on the source.
 // Indexing twice gives the same chunks.
 func (s *Service) index(ctx context.Context, src *model.KnowledgeSource) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), indexTimeout)
+	ctx, cancel := context.WithTimeout(ctx, indexTimeout)
 	defer cancel()
 	texts := Split(src.Content)
 	chunks := make([]model.KnowledgeChunk, len(texts))
@@ -55,6 +55,9 @@ func (s *Service) index(ctx context.Context, src *model.KnowledgeSource) {
 			return tx.ReplaceKnowledgeChunks(ctx, src.OrgID, src.KnowledgeBaseID, src.ID, chunks)
 		})
 	}
+	if failure != nil && s.stopping() {
+		return // shutting down: left pending, for Resume after the restart
+	}
 	now := model.Now()
 	src.UpdatedAt = now
 	if failure != nil {
@@ -70,15 +73,57 @@ func (s *Service) index(ctx context.Context, src *model.KnowledgeSource) {
 	}
 }
 
-// indexLater indexes the source on a background goroutine that Close waits
-// for.
+// indexLater indexes the source on a background goroutine that Close
+// stops and waits for.
 func (s *Service) indexLater(src model.KnowledgeSource) {
 	s.tasks.Add(1)
 	go func() {
 		defer s.tasks.Done()
-		s.index(context.Background(), &src)
+		s.index(s.background(), &src)
 	}()
 }
 
-// Close waits for background indexing to finish.
-func (s *Service) Close() { s.tasks.Wait() }
+// background is the context of background indexing, canceled by Close.
+func (s *Service) background() context.Context {
+	s.once.Do(func() { s.base, s.cancel = context.WithCancel(context.Background()) })
+	return s.base
+}
+
+func (s *Service) stopping() bool { return s.background().Err() != nil }
+
+// Close stops background indexing and waits for it; sources it did not
+// finish stay pending (no indexedAt, no errorMessage) for Resume.
+func (s *Service) Close() {
+	s.background()
+	s.cancel()
+	s.tasks.Wait()
+}
+
+// Wait waits for background indexing to finish.
+func (s *Service) Wait() { s.tasks.Wait() }
+
+// Resume indexes, in the background, the sources whose indexing a stopped
+// server left unfinished; serve calls it on start. Indexing is idempotent,
+// so a source another server is indexing at the same time ends the same.
+func (s *Service) Resume(ctx context.Context) error {
+	pending, err := store.Read(ctx, s.Store, func(tx store.Tx) ([]model.KnowledgeSource, error) {
+		return tx.PendingKnowledgeSources(ctx, 10_000)
+	})
+	if err != nil {
+		return err
+	}
+	if len(pending) > 0 {
+		s.log().Info("indexing knowledge sources left unfinished", "sources", len(pending))
+	}
+	s.tasks.Add(1)
+	go func() {
+		defer s.tasks.Done()
+		for i := range pending {
+			if s.stopping() {
+				return
+			}
+			s.index(s.background(), &pending[i])
+		}
+	}()
+	return nil
+}

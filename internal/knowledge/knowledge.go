@@ -65,7 +65,10 @@ type Service struct {
 	Embedder Embedder
 	Logger   *slog.Logger
 
-	tasks sync.WaitGroup // background indexing
+	tasks  sync.WaitGroup // background indexing
+	once   sync.Once
+	base   context.Context // of background indexing
+	cancel context.CancelFunc
 }
 
 func (s *Service) log() *slog.Logger {

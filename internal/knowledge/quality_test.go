@@ -74,7 +74,7 @@ func loadCorpus(t *testing.T) corpus {
 // per document.
 func newBase(t *testing.T, s *Service, c corpus) (orgID, kbID string) {
 	ctx := context.Background()
-	org := model.Organization{Name: "acme", ConcurrencyLimit: 1, CreatedAt: model.Now(), UpdatedAt: model.Now()}
+	org := model.Organization{Name: "acme-" + model.NewID(), ConcurrencyLimit: 1, CreatedAt: model.Now(), UpdatedAt: model.Now()}
 	if err := s.Store.Update(ctx, func(tx store.Tx) error { return tx.CreateOrg(ctx, &org) }); err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func newBase(t *testing.T, s *Service, c corpus) (orgID, kbID string) {
 			t.Fatal(err)
 		}
 	}
-	s.Close() // background indexing done
+	s.Wait() // background indexing done
 	return org.ID, kb.ID
 }
 

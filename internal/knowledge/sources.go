@@ -69,7 +69,7 @@ func (s *Service) AddSource(ctx context.Context, orgID, kbID string, in SourceIn
 		return model.KnowledgeSource{}, err
 	}
 	if s.Embedder == nil && len(src.Content) <= syncIndexLimit {
-		s.index(ctx, &src)
+		s.index(context.WithoutCancel(ctx), &src)
 		return src, nil
 	}
 	s.indexLater(src)

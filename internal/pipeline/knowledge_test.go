@@ -34,7 +34,7 @@ func withKnowledgeBase(t *testing.T, b bench) *knowledge.Service {
 			t.Fatal(err)
 		}
 	}
-	k.Close()
+	k.Wait()
 	if err := b.st.Update(ctx, func(tx store.Tx) error {
 		return tx.SetAgentKnowledgeBases(ctx, b.agent.OrgID, b.agent.ID, []string{kb.ID})
 	}); err != nil {

@@ -152,6 +152,10 @@ type KnowledgeBases interface {
 	// UpdateKnowledgeSource writes ErrorMessage, IndexedAt and UpdatedAt.
 	UpdateKnowledgeSource(ctx context.Context, s *model.KnowledgeSource) error
 	DeleteKnowledgeSource(ctx context.Context, orgID, kbID, id string) error
+	// PendingKnowledgeSources returns up to limit sources of any
+	// organization whose indexing never finished (no indexedAt, no
+	// errorMessage), oldest first: what a restart must index again.
+	PendingKnowledgeSources(ctx context.Context, limit int) ([]model.KnowledgeSource, error)
 
 	// ReplaceKnowledgeChunks makes chunks the source's chunks (indexing is
 	// idempotent: the old ones go).

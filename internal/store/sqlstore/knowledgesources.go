@@ -89,3 +89,12 @@ func (t *tx) DeleteKnowledgeSource(ctx context.Context, orgID, kbID, id string) 
 	return t.change(ctx, "delete knowledge source "+id,
 		`DELETE FROM knowledge_base_sources WHERE org_id = ? AND knowledge_base_id = ? AND id = ?`, orgID, kbID, id)
 }
+
+// PendingKnowledgeSources returns up to limit sources, of every
+// organization, whose indexing never finished: not indexed and no error
+// (the server stopped while indexing them). Oldest first.
+func (t *tx) PendingKnowledgeSources(ctx context.Context, limit int) ([]model.KnowledgeSource, error) {
+	return all(ctx, t, scanKnowledgeSource, "pending knowledge sources",
+		`SELECT `+knowledgeSourceColumns+` FROM knowledge_base_sources
+		WHERE indexed_at IS NULL AND error_message IS NULL ORDER BY created_at, id LIMIT ?`, limit)
+}
