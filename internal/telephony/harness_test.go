@@ -55,6 +55,14 @@ type storeTx = store.Tx
 
 func newEnv(t *testing.T, opts ...envOption) *env {
 	t.Helper()
+	return newEnvMedia(t, 10*time.Second, opts...)
+}
+
+// newEnvMedia is newEnv whose legs end after mediaTimeout without RTP (the
+// load test's calls sit silent while all 200 are set up, which takes long
+// when CI loads the machine).
+func newEnvMedia(t *testing.T, mediaTimeout time.Duration, opts ...envOption) *env {
+	t.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "parley.db"))
 	if err != nil {
@@ -67,7 +75,7 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 	if testing.Verbose() && os.Getenv("PARLEY_TEST_LOG") != "" {
 		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	ua, err := sipua.New(sipua.Config{ListenAddr: "127.0.0.1:0", Logger: log, MediaTimeout: 10 * time.Second})
+	ua, err := sipua.New(sipua.Config{ListenAddr: "127.0.0.1:0", Logger: log, MediaTimeout: mediaTimeout})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -69,7 +69,7 @@ func TestManyConcurrentCallsLeaveNothingBehind(t *testing.T) {
 	siptest.RequireSipp(t)
 	const calls = 200
 	release := make(hangUpOn)
-	e := newEnv(t, func(p *Phone, _ *callqueueOptions) { p.Conversation = release })
+	e := newEnvMedia(t, 2*time.Minute, func(p *Phone, _ *callqueueOptions) { p.Conversation = release })
 	e.org.ConcurrencyLimit = calls
 	e.write(func(tx store.Tx) error { return tx.UpdateOrg(e.ctx, &e.org) })
 	uas := siptest.UAS(t, "uas_answer_many", siptest.Options{Calls: calls, Limit: calls, Timeout: 90 * time.Second})
