@@ -294,9 +294,18 @@ func TestSendNetwork(t *testing.T) {
 
 func TestSendBadAnswer(t *testing.T) {
 	for name, h := range map[string]http.HandlerFunc{
-		"not JSON": func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(201); _, _ = w.Write([]byte("<html>ok " + token)) },
-		"no sid":   func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(201); _, _ = w.Write([]byte(`{"status":"queued"}`)) },
-		"HTML 502": func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(502); _, _ = w.Write([]byte("<h1>Bad Gateway</h1>")) },
+		"not JSON": func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(201)
+			_, _ = w.Write([]byte("<html>ok " + token))
+		},
+		"no sid": func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(201)
+			_, _ = w.Write([]byte(`{"status":"queued"}`))
+		},
+		"HTML 502": func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(502)
+			_, _ = w.Write([]byte("<h1>Bad Gateway</h1>"))
+		},
 	} {
 		srv := newRaw(t, h)
 		c, err := twilio.New(twilio.Config{BaseURL: srv, AccountSID: sid, AuthToken: token, HTTPClient: testHTTPClient(t)})
