@@ -38,6 +38,7 @@ type Tx interface {
 	MessagingConnections
 	KnowledgeBases
 	Calls
+	Messages
 }
 
 // Orgs persists organizations.

@@ -222,7 +222,7 @@ func TestKnowledgeMigration(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Fatalf("sources after migrating (-want +got):\n%s", d)
 	}
-	if _, err := p.Down(ctx); err != nil {
+	if _, err := p.DownTo(ctx, 2); err != nil {
 		t.Fatal(err)
 	}
 	var n int

@@ -170,7 +170,7 @@ func TestKnowledgeMigration(t *testing.T) {
 	}
 
 	// Down keeps the sources, then up again.
-	if _, err := p.Down(ctx); err != nil {
+	if _, err := p.DownTo(ctx, 2); err != nil {
 		t.Fatal(err)
 	}
 	var n int

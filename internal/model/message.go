@@ -1,0 +1,58 @@
+package model
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"time"
+)
+
+// Message channels.
+const ChannelSMS = "sms"
+
+// Message statuses. An outbound message is queued, then sent, then
+// delivered or undelivered (failed when the carrier refused it); an inbound
+// one is received.
+const (
+	MessageQueued      = "queued"
+	MessageSent        = "sent"
+	MessageDelivered   = "delivered"
+	MessageUndelivered = "undelivered"
+	MessageFailed      = "failed"
+	MessageReceived    = "received"
+)
+
+// Message is one text message, sent or received. Like a call, it records
+// its agent (AgentID and AgentName stay when the agent is deleted), its
+// messaging connection and its call rather than referencing them.
+type Message struct {
+	ID                    string // "msg_" and 24 hex digits; set by CreateMessage when empty
+	OrgID                 string
+	AgentID               *string
+	AgentName             *string
+	MessagingConnectionID *string
+	CallID                *string
+	// ConversationID groups a thread (an agent and a counterpart number);
+	// the caller sets it.
+	ConversationID    string
+	Channel           string // ChannelSMS
+	Direction         string // Inbound or Outbound
+	FromNumber        string
+	ToNumber          string
+	Body              string
+	Status            string
+	ProviderMessageID *string // the carrier's id
+	GeneratedByLLM    bool
+	ErrorMessage      *string
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
+}
+
+// messageIDPrefix starts every message id.
+const messageIDPrefix = "msg_"
+
+// NewMessageID returns a new message id: "msg_" and 24 random hex digits.
+func NewMessageID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return messageIDPrefix + hex.EncodeToString(b[:])
+}
