@@ -233,3 +233,48 @@ func TestKnowledgeMigration(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestMessagesMigration takes 00004 down and up again, and checks deleting
+// an organization deletes its messages.
+func TestMessagesMigration(t *testing.T) {
+	ctx := t.Context()
+	s := open(t, databaseURL(t))
+	p, err := goose.NewProvider(goose.DialectPostgres, s.DB(), migrations.Postgres(), goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	org := model.Organization{Name: "o"}
+	create := func() error {
+		return s.Update(ctx, func(tx store.Tx) error {
+			m := model.Message{OrgID: org.ID, ConversationID: "c", Channel: model.ChannelSMS, Direction: model.Outbound,
+				FromNumber: "+15550000001", ToNumber: "+15550000002", Body: "hi", Status: model.MessageQueued}
+			return tx.CreateMessage(ctx, &m)
+		})
+	}
+	if err := s.Update(ctx, func(tx store.Tx) error { return tx.CreateOrg(ctx, &org) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := create(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.DownTo(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	var exists bool
+	if err := s.DB().QueryRowContext(ctx, "SELECT to_regclass('messages') IS NOT NULL").Scan(&exists); err != nil || exists {
+		t.Fatalf("messages still there after migrating down: %v, %v", exists, err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := create(); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if _, err := s.DB().ExecContext(ctx, "DELETE FROM organizations WHERE id = $1", org.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DB().QueryRowContext(ctx, "SELECT count(*) FROM messages").Scan(&n); err != nil || n != 0 {
+		t.Fatalf("messages left after deleting their organization: %d, %v", n, err)
+	}
+}

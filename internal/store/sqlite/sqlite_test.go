@@ -296,3 +296,47 @@ func TestKnowledgeFTSInStep(t *testing.T) {
 		t.Fatalf("%d chunks in the table (%v): want the 3 of the one source left", rows, err)
 	}
 }
+
+// TestMessagesMigration takes 00004 down and up again, and checks deleting
+// an organization deletes its messages.
+func TestMessagesMigration(t *testing.T) {
+	ctx := t.Context()
+	s := open(t)
+	p, err := goose.NewProvider(goose.DialectSQLite3, s.DB(), migrations.SQLite(), goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	org := model.Organization{Name: "o"}
+	create := func() error {
+		return s.Update(ctx, func(tx store.Tx) error {
+			m := model.Message{OrgID: org.ID, ConversationID: "c", Channel: model.ChannelSMS, Direction: model.Outbound,
+				FromNumber: "+15550000001", ToNumber: "+15550000002", Body: "hi", Status: model.MessageQueued}
+			return tx.CreateMessage(ctx, &m)
+		})
+	}
+	if err := s.Update(ctx, func(tx store.Tx) error { return tx.CreateOrg(ctx, &org) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := create(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.DownTo(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.DB().ExecContext(ctx, "SELECT 1 FROM messages"); err == nil {
+		t.Fatal("messages still there after migrating down")
+	}
+	if _, err := p.Up(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := create(); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if _, err := s.DB().ExecContext(ctx, "DELETE FROM organizations WHERE id = ?", org.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DB().QueryRowContext(ctx, "SELECT count(*) FROM messages").Scan(&n); err != nil || n != 0 {
+		t.Fatalf("messages left after deleting their organization: %d, %v", n, err)
+	}
+}
