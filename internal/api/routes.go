@@ -88,5 +88,9 @@ func (s *Server) routes() []route {
 		h("GET /v1/knowledge-bases/{id}/sources/{sourceId}", s.getSource),
 		h("DELETE /v1/knowledge-bases/{id}/sources/{sourceId}", s.deleteSource),
 		h("POST /v1/knowledge-bases/{id}/query", s.queryKnowledgeBase),
+
+		h("POST /v1/messages", createHandler(s.Messages.Send, presentMessage)),
+		list("GET /v1/messages", s.listMessages),
+		h("GET /v1/messages/{id}", getHandler(messagePath, s.Messages.Get, presentMessage)),
 	}
 }

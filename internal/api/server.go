@@ -31,6 +31,7 @@ type Services struct {
 	MessagingConnections *sms.Connections
 	KnowledgeBases       *knowledge.Service
 	Calls                *call.Service
+	Messages             *sms.Messages
 	// Queue places, cancels and runs calls.
 	Queue *callqueue.Queue
 	// Recordings serves call recordings (nil: none kept).

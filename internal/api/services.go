@@ -26,5 +26,6 @@ func NewServices(st store.Store, box *secret.Box, defaultConcurrencyLimit int) S
 		MessagingConnections: &sms.Connections{Store: st, Box: box},
 		KnowledgeBases:       &knowledge.Service{Store: st},
 		Calls:                &call.Service{Store: st},
+		Messages:             &sms.Messages{Store: st, Box: box},
 	}
 }

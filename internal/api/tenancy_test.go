@@ -15,6 +15,8 @@ func TestTenantIsolation(t *testing.T) {
 	kb := e.create("/v1/knowledge-bases", map[string]any{"name": "acme kb"})
 	source := e.create("/v1/knowledge-bases/"+kb["id"].(string)+"/sources", map[string]any{"sourceType": "text", "displayName": "Refunds", "content": "Refunds take 5 days."})
 	conn := e.create("/v1/messaging-connections", map[string]any{"provider": "twilio", "accountSid": "AC", "authToken": "t", "fromNumber": "+14155550100"})
+	e.server.Messages.Carrier = acceptAll
+	msg := e.create("/v1/messages", map[string]any{"to": "+14155550190", "from": "+14155550191", "messagingConnectionId": conn["id"], "body": "hi"})
 	agent := e.createAgent(map[string]any{"name": "acme agent", "folderId": folder["id"], "sipTrunkId": trunk["id"], "knowledgeBaseIds": []any{kb["id"]}, "messagingConnectionId": conn["id"]})
 	tool := e.create("/v1/agents/"+agent["id"].(string)+"/custom-tools", map[string]any{"name": "acme_tool", "webhookUrl": "https://acme.example"})
 	number := e.create("/v1/phone-numbers", map[string]any{"e164": "+14155550142", "agentId": agent["id"]})
@@ -25,7 +27,7 @@ func TestTenantIsolation(t *testing.T) {
 		"/v1/agents/{id}": agent["id"].(string), "/v1/folders/{id}": folder["id"].(string),
 		"/v1/sip-trunks/{id}": trunk["id"].(string), "/v1/phone-numbers/{id}": number["id"].(string),
 		"/v1/messaging-connections/{id}": conn["id"].(string), "/v1/knowledge-bases/{id}": kb["id"].(string),
-		"/v1/calls/{id}": placed["id"].(string),
+		"/v1/calls/{id}": placed["id"].(string), "/v1/messages/{id}": msg["id"].(string),
 	}
 	// A plausible body per route, so a 404 cannot come from validation.
 	bodies := map[string]any{

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -21,6 +22,7 @@ import (
 	"github.com/parley-voice/parley/internal/media/sipua"
 	"github.com/parley-voice/parley/internal/org"
 	embedopenai "github.com/parley-voice/parley/internal/provider/embed/openai"
+	"github.com/parley-voice/parley/internal/provider/llm/openai"
 	"github.com/parley-voice/parley/internal/recording"
 	"github.com/parley-voice/parley/internal/secret"
 	"github.com/parley-voice/parley/internal/store"
@@ -97,6 +99,11 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 	}
 	services := api.NewServices(st, box, c.MaxConcurrentCalls)
 	services.KnowledgeBases.Logger = log
+	services.Messages.HTTPClient = webhook.GuardedClient(c.AllowPrivateWebhooks, 30*time.Second)
+	if c.LLMBaseURL != "" {
+		services.Messages.LLM = openai.New(openai.Config{BaseURL: c.LLMBaseURL, APIKey: c.LLMAPIKey, Model: c.LLMModel})
+		services.Messages.Model = c.LLMModel
+	}
 	if c.EmbeddingsBaseURL != "" {
 		key := c.EmbeddingsAPIKey
 		if key == "" {

@@ -1,0 +1,144 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/sms"
+	"github.com/parley-voice/parley/internal/sms/twilio"
+	"github.com/parley-voice/parley/internal/sms/twilio/twiliotest"
+	"github.com/parley-voice/parley/internal/webhook"
+)
+
+// acceptAll is a carrier that accepts every message.
+var acceptAll = func(model.MessagingConnection, string) (sms.Carrier, error) { return okCarrier{}, nil }
+
+type okCarrier struct{}
+
+func (okCarrier) Send(context.Context, twilio.Send) (twilio.Sent, error) {
+	return twilio.Sent{SID: "SM" + strings.Repeat("0", 32), Status: "queued"}, nil
+}
+
+func TestSendMessages(t *testing.T) {
+	carrier := twiliotest.New(t, twiliotest.Options{})
+	e := newEnv(t)
+	conn := e.create("/v1/messaging-connections", map[string]any{"provider": "twilio", "accountSid": carrier.AccountSID,
+		"authToken": carrier.AuthToken, "fromNumber": "+14155550100", "baseUrl": carrier.URL})
+	agentFrom := "+14155550111"
+	a := e.createAgent(map[string]any{"messagingConnectionId": conn["id"], "messagingConfig": map[string]any{"fromNumber": agentFrom}})
+
+	// Raw, through the agent: its number, its connection, the carrier asked.
+	m := e.create("/v1/messages", map[string]any{"to": "+14155550199", "agentId": a["id"], "body": "Your table is booked."})
+	if m["status"] != "sent" || m["fromNumber"] != agentFrom || m["toNumber"] != "+14155550199" || m["agentId"] != a["id"] ||
+		m["agentName"] != a["name"] || m["messagingConnectionId"] != conn["id"] || m["channel"] != "sms" || m["generatedByLlm"] != false ||
+		!strings.HasPrefix(m["providerMessageId"].(string), "SM") || !strings.HasPrefix(m["id"].(string), "msg_") || m["conversationId"] == "" {
+		t.Errorf("message = %v", m)
+	}
+	sent := carrier.Messages()
+	if len(sent) != 1 || sent[0].Form.Get("To") != "+14155550199" || sent[0].Form.Get("From") != agentFrom || sent[0].Form.Get("Body") != "Your table is booked." {
+		t.Fatalf("carrier saw %+v", sent)
+	}
+	// The next message to the same number continues the thread.
+	m2 := e.create("/v1/messages", map[string]any{"to": "+14155550199", "agentId": a["id"], "body": "See you at 8."})
+	if m2["conversationId"] != m["conversationId"] {
+		t.Errorf("a second message started a new thread")
+	}
+	// Without an agent: the connection's number; an explicit from wins.
+	m3 := e.create("/v1/messages", map[string]any{"to": "+14155550198", "messagingConnectionId": conn["id"], "body": "hi"})
+	m4 := e.create("/v1/messages", map[string]any{"to": "+14155550198", "from": "+14155550122", "messagingConnectionId": conn["id"], "body": "hi"})
+	if m3["fromNumber"] != "+14155550100" || m4["fromNumber"] != "+14155550122" || m3["agentId"] != nil {
+		t.Errorf("from defaults: %v / %v", m3["fromNumber"], m4["fromNumber"])
+	}
+	if got := e.must(http.StatusOK, "GET", "/v1/messages/"+m["id"].(string), nil).Data(t); got["body"] != "Your table is booked." {
+		t.Errorf("get = %v", got)
+	}
+
+	// The carrier refuses: the record stays, failed, with the reason.
+	refusing := twiliotest.New(t, twiliotest.Options{Reply: func(twiliotest.Message) twiliotest.Reply {
+		return twiliotest.Reply{Status: 400, Code: 21211, Message: "Invalid 'To' Phone Number"}
+	}})
+	bad := e.create("/v1/messaging-connections", map[string]any{"provider": "twilio", "accountSid": refusing.AccountSID,
+		"authToken": refusing.AuthToken, "fromNumber": "+14155550100", "baseUrl": refusing.URL})
+	f := e.create("/v1/messages", map[string]any{"to": "+14155550197", "messagingConnectionId": bad["id"], "body": "hi"})
+	if f["status"] != "failed" || !strings.Contains(fmt.Sprint(f["errorMessage"]), "21211") {
+		t.Errorf("refused message = %v", f)
+	}
+	if got := e.must(http.StatusOK, "GET", "/v1/messages/"+f["id"].(string), nil).Data(t); got["status"] != "failed" {
+		t.Errorf("the failed record was not kept: %v", got)
+	}
+	// Generation without a model: failed, naming the setting.
+	g := e.create("/v1/messages", map[string]any{"to": "+14155550196", "agentId": a["id"], "generate": true, "smsPrompt": "Remind them of the booking."})
+	if g["status"] != "failed" || g["generatedByLlm"] != true || !strings.Contains(fmt.Sprint(g["errorMessage"]), "--llm-base-url") {
+		t.Errorf("generation without a model = %v", g)
+	}
+
+	// Validation, both sides of each limit; nothing is stored or sent.
+	before := len(carrier.Messages())
+	e.create("/v1/messages", map[string]any{"to": "+14155550195", "agentId": a["id"], "body": strings.Repeat("é", 1600)})
+	for _, tc := range []struct {
+		body  map[string]any
+		field string
+	}{
+		{map[string]any{"agentId": a["id"], "body": "x"}, "to"},
+		{map[string]any{"to": "4155550195", "agentId": a["id"], "body": "x"}, "to"},
+		{map[string]any{"to": "+14155550195", "from": "0800", "agentId": a["id"], "body": "x"}, "from"},
+		{map[string]any{"to": "+14155550195", "agentId": a["id"], "body": strings.Repeat("é", 1601)}, "body"},
+		{map[string]any{"to": "+14155550195", "agentId": a["id"], "body": ""}, "body"},
+		{map[string]any{"to": "+14155550195", "agentId": a["id"]}, "body"},
+		{map[string]any{"to": "+14155550195", "agentId": a["id"], "body": "x", "generate": true}, "body"},
+		{map[string]any{"to": "+14155550195", "body": "x"}, "messagingConnectionId"},
+		{map[string]any{"to": "+14155550195", "messagingConnectionId": "mc_nope", "body": "x"}, "messagingConnectionId"},
+		{map[string]any{"to": "+14155550195", "agentId": model.NewID(), "body": "x"}, "agentId"},
+		{map[string]any{"to": "+14155550195", "agentId": a["id"], "generate": true, "messages": []any{map[string]any{"role": "system", "content": "x"}}}, "messages[0].role"},
+		{map[string]any{"to": "+14155550195", "agentId": a["id"], "generate": true, "smsPrompt": strings.Repeat("p", 4001)}, "smsPrompt"},
+	} {
+		e.invalid("validation_failed", "POST", "/v1/messages", tc.body, tc.field)
+	}
+	if n := len(carrier.Messages()); n != before+1 {
+		t.Errorf("invalid requests reached the carrier: %d", n-before-1)
+	}
+
+	// Listing: filters and pages.
+	all := e.must(http.StatusOK, "GET", "/v1/messages?pageSize=100", nil).JSON(t)
+	if all["total"] != float64(7) {
+		t.Errorf("total %v", all["total"])
+	}
+	byAgent := e.must(http.StatusOK, "GET", "/v1/messages?agentId="+a["id"].(string), nil).JSON(t)
+	if byAgent["total"] != float64(4) {
+		t.Errorf("agent's messages: %v", byAgent["total"])
+	}
+	if failed := e.must(http.StatusOK, "GET", "/v1/messages?status=failed", nil).JSON(t); failed["total"] != float64(2) {
+		t.Errorf("failed: %v", failed["total"])
+	}
+	if out := e.must(http.StatusOK, "GET", "/v1/messages?direction=OUTBOUND&pageSize=2&page=2", nil).JSON(t); out["total"] != float64(7) ||
+		len(out["data"].([]any)) != 2 || out["hasNextPage"] != true {
+		t.Errorf("page 2: %v", out)
+	}
+	if none := e.must(http.StatusOK, "GET", "/v1/messages?direction=INBOUND", nil).JSON(t); none["total"] != float64(0) {
+		t.Errorf("inbound: %v", none["total"])
+	}
+	for _, q := range []string{"direction=sideways", "status=lost", "agentId=x", "folderId=x", "callId=x", "pageSize=101"} {
+		e.invalid("validation_failed", "GET", "/v1/messages?"+q, nil, strings.Split(q, "=")[0])
+	}
+	e.must(http.StatusNotFound, "GET", "/v1/messages/msg_000000000000000000000000", nil)
+	e.must(http.StatusNotFound, "GET", "/v1/messages/not-a-message", nil)
+}
+
+// A connection's base URL is the customer's: without the operator's
+// --allow-private-webhooks it may not reach private addresses.
+func TestMessagesRefuseAPrivateCarrier(t *testing.T) {
+	carrier := twiliotest.New(t, twiliotest.Options{})
+	e := newEnv(t)
+	e.server.Messages.HTTPClient = webhook.GuardedClient(false, 5*time.Second)
+	conn := e.create("/v1/messaging-connections", map[string]any{"provider": "twilio", "accountSid": carrier.AccountSID,
+		"authToken": carrier.AuthToken, "fromNumber": "+14155550100", "baseUrl": carrier.URL})
+	m := e.create("/v1/messages", map[string]any{"to": "+14155550199", "messagingConnectionId": conn["id"], "body": "hi"})
+	if m["status"] != "failed" || !strings.Contains(fmt.Sprint(m["errorMessage"]), "private") || len(carrier.Messages()) != 0 {
+		t.Errorf("message = %v; the carrier saw %d", m, len(carrier.Messages()))
+	}
+}
