@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/provider/llm/llmtest"
+	"github.com/parley-voice/parley/internal/provider/llm/openai"
 	"github.com/parley-voice/parley/internal/sms"
 	"github.com/parley-voice/parley/internal/sms/twilio"
 	"github.com/parley-voice/parley/internal/sms/twilio/twiliotest"
@@ -140,5 +142,37 @@ func TestMessagesRefuseAPrivateCarrier(t *testing.T) {
 	m := e.create("/v1/messages", map[string]any{"to": "+14155550199", "messagingConnectionId": conn["id"], "body": "hi"})
 	if m["status"] != "failed" || !strings.Contains(fmt.Sprint(m["errorMessage"]), "private") || len(carrier.Messages()) != 0 {
 		t.Errorf("message = %v; the carrier saw %d", m, len(carrier.Messages()))
+	}
+}
+
+// generate: the model writes the text from the agent's SMS prompt and the
+// caller's inline history, and the carrier sends what it wrote.
+func TestGeneratedMessage(t *testing.T) {
+	carrier := twiliotest.New(t, twiliotest.Options{})
+	model := llmtest.New(t, func(llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{Text: []string{"\"Hi Ada, ", "your table for two is booked for 8 pm.\""}}
+	})
+	e := newEnv(t)
+	e.server.Messages.LLM = openai.New(openai.Config{BaseURL: model.URL, APIKey: "k", Model: "m"})
+	conn := e.create("/v1/messaging-connections", map[string]any{"provider": "twilio", "accountSid": carrier.AccountSID,
+		"authToken": carrier.AuthToken, "fromNumber": "+14155550100", "baseUrl": carrier.URL})
+	a := e.createAgent(map[string]any{"messagingConnectionId": conn["id"], "messagingConfig": map[string]any{"smsPrompt": "You confirm bookings for Luigi's."}})
+	m := e.create("/v1/messages", map[string]any{"to": "+14155550199", "agentId": a["id"], "generate": true,
+		"messages": []any{map[string]any{"role": "user", "content": "Is my table confirmed?"}}})
+	if m["status"] != "sent" || m["generatedByLlm"] != true || m["body"] != "Hi Ada, your table for two is booked for 8 pm." {
+		t.Errorf("generated message = %v", m)
+	}
+	if sent := carrier.Messages(); len(sent) != 1 || sent[0].Form.Get("Body") != m["body"] {
+		t.Errorf("carrier saw %+v", sent)
+	}
+	reqs := model.Requests()
+	if len(reqs) != 1 || len(reqs[0].Messages) != 3 || !strings.HasPrefix(reqs[0].Messages[0]["content"].(string), "You confirm bookings for Luigi's.") ||
+		reqs[0].Messages[1]["role"] != "user" || reqs[0].Messages[1]["content"] != "Is my table confirmed?" {
+		t.Errorf("model request %+v", reqs)
+	}
+	// smsPrompt in the request wins over the agent's.
+	e.create("/v1/messages", map[string]any{"to": "+14155550199", "agentId": a["id"], "generate": true, "smsPrompt": "Say thanks."})
+	if reqs := model.Requests(); !strings.HasPrefix(reqs[1].Messages[0]["content"].(string), "Say thanks.") {
+		t.Errorf("smsPrompt override: %v", reqs[1].Messages[0])
 	}
 }
