@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/sms/twilio"
 	"github.com/parley-voice/parley/internal/store"
 )
 
@@ -67,4 +68,33 @@ func (s *Server) listMessages(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writePage(w, mapSlice(msgs, presentMessage), p, total)
+}
+
+// messageStatus takes a carrier's status callback for a connection. It is
+// public: the connection's auth token signs it (X-Twilio-Signature over the
+// public URL and the form), and an unsigned or wrongly signed one is 401.
+func (s *Server) messageStatus(w http.ResponseWriter, r *http.Request) {
+	org := r.URL.Query().Get("org")
+	if !model.IsUUID(org) || len(r.URL.Query()) != 1 {
+		writeProblem(w, http.StatusNotFound, codeNotFound, messageNotFound, nil)
+		return
+	}
+	token, err := s.Messages.CallbackToken(r.Context(), org, r.PathValue("id"))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	if err := r.ParseForm(); err != nil {
+		writeProblem(w, http.StatusBadRequest, codeValidationFailed, "the body is not a form", nil)
+		return
+	}
+	if !twilio.ValidSignature(token, s.Messages.PublicURL+r.URL.RequestURI(), r.PostForm, r.Header.Get(twilio.SignatureHeader)) {
+		writeProblem(w, http.StatusUnauthorized, codeUnauthorized, "invalid or missing X-Twilio-Signature", nil)
+		return
+	}
+	if err := s.Messages.ApplyStatus(r.Context(), org, r.PostForm); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeNoContent(w)
 }

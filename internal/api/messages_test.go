@@ -176,3 +176,73 @@ func TestGeneratedMessage(t *testing.T) {
 		t.Errorf("smsPrompt override: %v", reqs[1].Messages[0])
 	}
 }
+
+// The carrier's status callbacks, signed with the connection's token,
+// move a sent message to delivered or undelivered; unsigned or wrongly
+// signed ones change nothing.
+func TestMessageStatusCallbacks(t *testing.T) {
+	carrier := twiliotest.New(t, twiliotest.Options{})
+	e := newEnv(t)
+	e.server.Messages.PublicURL = e.srv.URL
+	conn := e.create("/v1/messaging-connections", map[string]any{"provider": "twilio", "accountSid": carrier.AccountSID,
+		"authToken": carrier.AuthToken, "fromNumber": "+14155550100", "baseUrl": carrier.URL})
+	m := e.create("/v1/messages", map[string]any{"to": "+14155550199", "messagingConnectionId": conn["id"], "body": "hi"})
+	sent := carrier.Messages()
+	callback := sent[0].Form.Get("StatusCallback")
+	if !strings.HasPrefix(callback, e.srv.URL+"/v1/messaging-connections/"+conn["id"].(string)+"/status?org=") {
+		t.Fatalf("StatusCallback %q", callback)
+	}
+	status := func() map[string]any {
+		return e.must(http.StatusOK, "GET", "/v1/messages/"+m["id"].(string), nil).Data(t)
+	}
+	ctx := context.Background()
+
+	// Forged: signed with another token.
+	forger := twiliotest.New(t, twiliotest.Options{AccountSID: carrier.AccountSID, AuthToken: "not-the-token"})
+	if err := forger.StatusCallback(ctx, callback, m["providerMessageId"].(string), "undelivered", 30003); err == nil {
+		t.Error("a forged callback was accepted")
+	}
+	if got := status(); got["status"] != "sent" {
+		t.Fatalf("after a forged callback: %v", got["status"])
+	}
+	// Unsigned.
+	resp, err := http.PostForm(callback, map[string][]string{"MessageSid": {m["providerMessageId"].(string)}, "MessageStatus": {"failed"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized || status()["status"] != "sent" {
+		t.Errorf("unsigned callback: %d, status %v", resp.StatusCode, status()["status"])
+	}
+	// Genuine: delivered; a late "sent" does not undo it.
+	if err := carrier.StatusCallback(ctx, callback, m["providerMessageId"].(string), "delivered", 0); err != nil {
+		t.Fatal(err)
+	}
+	if got := status(); got["status"] != "delivered" || got["errorMessage"] != nil {
+		t.Errorf("after delivered: %v %v", got["status"], got["errorMessage"])
+	}
+	if err := carrier.StatusCallback(ctx, callback, m["providerMessageId"].(string), "sent", 0); err != nil {
+		t.Fatal(err)
+	}
+	if got := status(); got["status"] != "delivered" {
+		t.Errorf("a late sent undid delivered: %v", got["status"])
+	}
+	// Undelivered with the carrier's error code.
+	m2 := e.create("/v1/messages", map[string]any{"to": "+14155550198", "messagingConnectionId": conn["id"], "body": "hi"})
+	if err := carrier.StatusCallback(ctx, callback, m2["providerMessageId"].(string), "undelivered", 30003); err != nil {
+		t.Fatal(err)
+	}
+	got := e.must(http.StatusOK, "GET", "/v1/messages/"+m2["id"].(string), nil).Data(t)
+	if got["status"] != "undelivered" || got["errorMessage"] != "carrier error 30003" {
+		t.Errorf("undelivered: %v %v", got["status"], got["errorMessage"])
+	}
+	// Another organization's id in the URL: not found.
+	other := strings.Replace(callback, "org=", "org=0"+model.NewID()[1:]+"&x=", 1)
+	resp, err = http.PostForm(other, nil)
+	if err == nil {
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound {
+			t.Errorf("unknown org: %d", resp.StatusCode)
+		}
+	}
+}

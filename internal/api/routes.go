@@ -54,6 +54,8 @@ func (s *Server) routes() []route {
 		h("POST /v1/calls/{id}/cancel", s.cancelCall),
 		// Authenticated by key or by a signed link, in the handler.
 		{pattern: "GET /v1/calls/{id}/recording", handler: http.HandlerFunc(s.callRecording), public: true, query: true},
+		// Authenticated by the carrier's signature, in the handler.
+		{pattern: "POST /v1/messaging-connections/{id}/status", handler: http.HandlerFunc(s.messageStatus), public: true, query: true},
 
 		h("POST /v1/folders", createHandler(s.Folders.Create, presentFolder)),
 		list("GET /v1/folders", listHandler(s.Folders.List, presentFolder)),

@@ -63,6 +63,9 @@ func TestTenantIsolation(t *testing.T) {
 			t.Errorf("route %s has no acme id to try", rt.pattern)
 			continue
 		}
+		if rt.pattern == "POST /v1/messaging-connections/{id}/status" {
+			continue // signed by the carrier, no key: TestMessageStatusCallbacks
+		}
 		r := e.request(method, concrete, bodies[rt.pattern], e.otherKey)
 		if r.Status != http.StatusNotFound || r.ErrorCode(t) != "not_found" {
 			t.Errorf("globex %s %s = %d %s, want 404", method, concrete, r.Status, r.Body)

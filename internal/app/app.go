@@ -100,6 +100,7 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 	services := api.NewServices(st, box, c.MaxConcurrentCalls)
 	services.KnowledgeBases.Logger = log
 	services.Messages.HTTPClient = webhook.GuardedClient(c.AllowPrivateWebhooks, 30*time.Second)
+	services.Messages.PublicURL = publicURL(c)
 	if c.LLMBaseURL != "" {
 		services.Messages.LLM = openai.New(openai.Config{BaseURL: c.LLMBaseURL, APIKey: c.LLMAPIKey, Model: c.LLMModel})
 		services.Messages.Model = c.LLMModel

@@ -38,6 +38,9 @@ func serve(ctx context.Context, c Config, log *slog.Logger, stderr io.Writer) er
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", c.Addr, err)
 	}
+	if c.PublicURL == "" {
+		a.API.Messages.PublicURL = "http://" + ln.Addr().String()
+	}
 	if c.PublicURL == "" && a.Phone != nil && a.Phone.Recordings != nil {
 		// Links name the address actually bound (--addr may say port 0).
 		a.Phone.Recordings.PublicURL = "http://" + ln.Addr().String()

@@ -47,6 +47,9 @@ type Messages struct {
 	// customer's, so production passes webhook.GuardedClient (the SSRF
 	// guard). nil: twilio's own client.
 	HTTPClient *http.Client
+	// PublicURL is this server's base URL as carriers reach it: status
+	// callbacks are asked for under it ("": none are asked for).
+	PublicURL string
 }
 
 // HistoryItem is one message of the inline history a generated message
@@ -281,6 +284,9 @@ func (s *Messages) deliver(ctx context.Context, rt route, m *model.Message) erro
 		defer c.Close()
 	}
 	send := twilio.Send{To: m.ToNumber, From: m.FromNumber, Body: m.Body}
+	if s.PublicURL != "" {
+		send.StatusCallback = s.PublicURL + statusPath(m.OrgID, rt.conn.ID)
+	}
 	if m.FromNumber == "" {
 		send.MessagingServiceSID = deref(rt.conn.MessagingServiceSID)
 	}
