@@ -181,6 +181,7 @@ func newPhone(c Config, st store.Store, box *secret.Box, services api.Services, 
 	}
 	engine := newEngine(c, st, services.Orgs, hooks, reg, log)
 	engine.Knowledge = services.KnowledgeBases
+	engine.Messages = services.Messages
 	phone.Conversation = engine
 	if c.SIPTrunkHost != "" {
 		phone.DefaultTrunk = &telephony.Trunk{

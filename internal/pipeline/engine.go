@@ -33,6 +33,8 @@ type Engine struct {
 	Secret   func(ctx context.Context, orgID string) (string, error)
 	// Metrics receives per-turn latency (nil: not exported).
 	Metrics *Metrics
+	// Messages texts callers for the send_message tool (nil: not offered).
+	Messages Messenger
 	// Knowledge retrieves from the agent's knowledge bases (nil: agents
 	// answer without them).
 	Knowledge Retriever

@@ -41,6 +41,9 @@ func (c *conversation) toolDefs() []llm.Tool {
 					"description": "the keys to press, in order"}},
 			}})
 	}
+	if c.messagingOn() {
+		out = append(out, sendMessageTool(a))
+	}
 	if c.knowledgeMode() == "query_tool" {
 		out = append(out, searchTool())
 	}
@@ -85,6 +88,9 @@ func (r *reply) runTools(calls []llm.ToolCall) (results []llm.Message, again boo
 		case tc.Name == toolTransfer && on(c.agent.TransferEnabled):
 			out, logged = r.transfer(tc.Arguments)
 			again = r.endCause == ""
+		case tc.Name == toolSendMessage && c.messagingOn():
+			out = r.sendMessage(tc.Arguments)
+			again = true
 		case tc.Name == toolSearchKnowledge && c.knowledgeMode() == "query_tool":
 			out = r.searchKnowledge(tc.Arguments)
 			again = true

@@ -125,6 +125,11 @@ type route struct {
 // answers leaves a record: failed, with errorMessage. Bad input changes
 // nothing.
 func (s *Messages) Send(ctx context.Context, orgID string, in SendInput) (model.Message, error) {
+	return s.send(ctx, orgID, in, nil)
+}
+
+// send is Send for a message of a call (callID) or of none (nil).
+func (s *Messages) send(ctx context.Context, orgID string, in SendInput, callID *string) (model.Message, error) {
 	if err := in.check(); err != nil {
 		return model.Message{}, err
 	}
@@ -139,6 +144,7 @@ func (s *Messages) Send(ctx context.Context, orgID string, in SendInput) (model.
 	if rt.agent != nil {
 		m.AgentID, m.AgentName = &rt.agent.ID, &rt.agent.Name
 	}
+	m.CallID = callID
 	var failure error
 	if in.Generate.Present() && in.Generate.V {
 		m.GeneratedByLLM = true
@@ -161,6 +167,17 @@ func (s *Messages) Send(ctx context.Context, orgID string, in SendInput) (model.
 	m.UpdatedAt = model.Now()
 	err = s.Store.Update(context.WithoutCancel(ctx), func(tx store.Tx) error { return tx.UpdateMessage(ctx, &m) })
 	return m, err
+}
+
+// SendFromCall sends body to the other party of a call, attributed to the
+// call's agent and recorded with its callId (the send_message tool).
+func (s *Messages) SendFromCall(ctx context.Context, c model.Call, body string) (model.Message, error) {
+	to := c.FromNumber
+	if c.Direction == model.Outbound {
+		to = c.ToNumber
+	}
+	in := SendInput{To: opt.Value(to), AgentID: opt.Value(c.AgentID), Body: opt.Value(body)}
+	return s.send(ctx, c.OrgID, in, &c.ID)
 }
 
 // resolve finds the agent, the connection and the sender number.
