@@ -8,6 +8,7 @@ import (
 	"github.com/parley-voice/parley/internal/invalid"
 	"github.com/parley-voice/parley/internal/opt"
 	"github.com/parley-voice/parley/internal/org"
+	"github.com/parley-voice/parley/internal/sms"
 	"github.com/parley-voice/parley/internal/store"
 )
 
@@ -50,6 +51,7 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		invalidEr *invalid.Error
 		conflict  *invalid.Conflict
 		tooLarge  *http.MaxBytesError
+		limited   *sms.RateLimitError
 	)
 	switch {
 	case errors.As(err, &decodeErr):
@@ -60,6 +62,9 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		writeProblem(w, http.StatusConflict, codeConflict, conflict.Message, nil)
 	case errors.As(err, &tooLarge):
 		writeProblem(w, http.StatusRequestEntityTooLarge, codePayloadTooLarge, messagePayloadTooBig, nil)
+	case errors.As(err, &limited):
+		w.Header().Set("Retry-After", "60")
+		writeProblem(w, http.StatusTooManyRequests, codeRateLimited, limited.Message, nil)
 	case errors.Is(err, store.ErrNotFound):
 		writeProblem(w, http.StatusNotFound, codeNotFound, messageNotFound, nil)
 	case errors.Is(err, store.ErrConflict):

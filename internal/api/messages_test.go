@@ -246,3 +246,36 @@ func TestMessageStatusCallbacks(t *testing.T) {
 		}
 	}
 }
+
+// The per-recipient hourly cap and the organization's per-minute limit
+// answer 429 rate_limited; nothing is stored or sent over them.
+func TestMessageRateLimits(t *testing.T) {
+	e := newEnv(t)
+	e.server.Messages.Carrier = acceptAll
+	e.server.Messages.OrgPerMinute, e.server.Messages.RecipientPerHour = 4, 2
+	conn := e.create("/v1/messaging-connections", map[string]any{"provider": "twilio", "accountSid": "AC", "authToken": "t", "fromNumber": "+14155550100"})
+	send := func(to string) response {
+		return e.do("POST", "/v1/messages", map[string]any{"to": to, "messagingConnectionId": conn["id"], "body": "hi"})
+	}
+	for range 2 {
+		if r := send("+14155550101"); r.Status != http.StatusCreated {
+			t.Fatalf("send: %d %s", r.Status, r.Body)
+		}
+	}
+	r := send("+14155550101")
+	if r.Status != http.StatusTooManyRequests || r.ErrorCode(t) != "rate_limited" || !strings.Contains(string(r.Body), "2 messages an hour") {
+		t.Errorf("third to one number: %d %s", r.Status, r.Body)
+	}
+	for _, to := range []string{"+14155550102", "+14155550103"} {
+		if r := send(to); r.Status != http.StatusCreated {
+			t.Fatalf("send: %d %s", r.Status, r.Body)
+		}
+	}
+	r = send("+14155550104")
+	if r.Status != http.StatusTooManyRequests || !strings.Contains(string(r.Body), "4 messages a minute") {
+		t.Errorf("fifth in a minute: %d %s", r.Status, r.Body)
+	}
+	if total := e.must(http.StatusOK, "GET", "/v1/messages", nil).JSON(t)["total"]; total != float64(4) {
+		t.Errorf("%v messages stored", total)
+	}
+}

@@ -47,6 +47,8 @@ type Messages struct {
 	// customer's, so production passes webhook.GuardedClient (the SSRF
 	// guard). nil: twilio's own client.
 	HTTPClient *http.Client
+	// OrgPerMinute and RecipientPerHour limit sends (0: the defaults).
+	OrgPerMinute, RecipientPerHour int
 	// PublicURL is this server's base URL as carriers reach it: status
 	// callbacks are asked for under it ("": none are asked for).
 	PublicURL string
@@ -135,6 +137,9 @@ func (s *Messages) send(ctx context.Context, orgID string, in SendInput, callID 
 	}
 	rt, err := s.resolve(ctx, orgID, in)
 	if err != nil {
+		return model.Message{}, err
+	}
+	if err := s.checkRates(ctx, orgID, in.To.V); err != nil {
 		return model.Message{}, err
 	}
 	now := model.Now()
