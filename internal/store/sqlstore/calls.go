@@ -291,21 +291,12 @@ func (t *tx) ListCalls(ctx context.Context, orgID string, f store.CallFilter) ([
 		args = append(args, f.AgentID)
 	}
 	if f.FolderID != "" {
-		// A semi-join on the agents of the folder: calls whose agent is gone
-		// have none. (As a plain JOIN, SQLite counts by looking every call's
-		// agent up; this way it counts each agent's calls in
-		// calls_org_agent_created. PostgreSQL plans both alike.)
-		in := " AND c.agent_id IN (SELECT a.id FROM agents a WHERE a.org_id = ? AND a.folder_id "
-		switch {
-		case f.FolderID == store.FolderNone:
-			where += in + "IS NULL)"
-			args = append(args, orgID)
-		case uuids(f.FolderID):
-			where += in + "= ?)"
-			args = append(args, orgID, f.FolderID)
-		default:
-			return none() // no such folder, so no agents in it
+		clause, fargs, ok := inFolder("c.agent_id", orgID, f.FolderID)
+		if !ok {
+			return none()
 		}
+		where += clause
+		args = append(args, fargs...)
 	}
 	if f.SIPTrunkID != "" {
 		if !uuids(f.SIPTrunkID) {
@@ -495,4 +486,22 @@ func (t *tx) PendingPostCallWebhooks(ctx context.Context, n int) ([]model.Call, 
 		`SELECT `+fullCall.columns+` FROM calls c
 		WHERE c.post_call_webhook_url IS NOT NULL AND c.post_call_webhook_status IS NULL AND c.ended_at IS NOT NULL
 		ORDER BY c.ended_at, c.id LIMIT ?`+t.forUpdate(true), n)
+}
+
+// inFolder is the filter " AND <agentColumn> IN (agents of the folder)" for
+// folderID (a folder id or store.FolderNone) and its arguments; ok is false
+// when folderID names no possible folder (nothing can match). A semi-join:
+// rows whose agent is gone match no folder, not even FolderNone. (As a
+// plain JOIN, SQLite counts by looking every row's agent up; this way it
+// counts each agent's rows in its (org, agent, created) index. PostgreSQL
+// plans both alike.)
+func inFolder(agentColumn, orgID, folderID string) (clause string, args []any, ok bool) {
+	in := " AND " + agentColumn + " IN (SELECT a.id FROM agents a WHERE a.org_id = ? AND a.folder_id "
+	switch {
+	case folderID == store.FolderNone:
+		return in + "IS NULL)", []any{orgID}, true
+	case uuids(folderID):
+		return in + "= ?)", []any{orgID, folderID}, true
+	}
+	return "", nil, false
 }

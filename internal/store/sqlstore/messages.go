@@ -107,18 +107,12 @@ func (t *tx) ListMessages(ctx context.Context, orgID string, f store.MessageFilt
 		args = append(args, f.AgentID)
 	}
 	if f.FolderID != "" {
-		// A semi-join on the agents of the folder, as ListCalls does.
-		in := " AND m.agent_id IN (SELECT a.id FROM agents a WHERE a.org_id = ? AND a.folder_id "
-		switch {
-		case f.FolderID == store.FolderNone:
-			where += in + "IS NULL)"
-			args = append(args, orgID)
-		case uuids(f.FolderID):
-			where += in + "= ?)"
-			args = append(args, orgID, f.FolderID)
-		default:
-			return none() // no such folder, so no agents in it
+		clause, fargs, ok := inFolder("m.agent_id", orgID, f.FolderID)
+		if !ok {
+			return none()
 		}
+		where += clause
+		args = append(args, fargs...)
 	}
 	if f.CallID != "" {
 		if !uuids(f.CallID) {
