@@ -251,22 +251,28 @@ func (c *conversation) summarize(ctx context.Context) string {
 		c.e.log().Info("no call summary: no language model is configured (--llm-base-url)", "call_id", c.live.Call.ID)
 		return ""
 	}
-	lines := dialogue(c.history)
-	if len(lines) == 0 {
+	if len(dialogue(c.history)) == 0 {
 		return ""
 	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), summaryTimeout)
-	defer cancel()
-	res, err := c.e.LLM.Stream(sctx, llm.Request{Model: c.e.Model, Messages: []llm.Message{
-		{Role: llm.RoleSystem, Content: summaryPrompt},
-		{Role: llm.RoleUser, Content: strings.Join(lines, "\n")},
-	}}, func(string) error { return nil })
-	c.metrics.addLLM(res.Usage)
-	if err != nil || strings.TrimSpace(res.Text) == "" {
+	text, err := c.summarizeWith(context.WithoutCancel(ctx), summaryPrompt, c.history, summaryTimeout)
+	if err != nil || text == "" {
 		c.e.log().Warn("no call summary", "call_id", c.live.Call.ID, "err", err)
 		return ""
 	}
-	return strings.TrimSpace(res.Text)
+	return text
+}
+
+// summarizeWith asks the model, under prompt, about the dialogue of
+// history, within timeout; the usage counts in the call's metrics.
+func (c *conversation) summarizeWith(ctx context.Context, prompt string, history []llm.Message, timeout time.Duration) (string, error) {
+	sctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	res, err := c.e.LLM.Stream(sctx, llm.Request{Model: c.e.Model, Messages: []llm.Message{
+		{Role: llm.RoleSystem, Content: prompt},
+		{Role: llm.RoleUser, Content: strings.Join(dialogue(history), "\n")},
+	}}, func(string) error { return nil })
+	c.metrics.addLLM(res.Usage)
+	return strings.TrimSpace(res.Text), err
 }
 
 // dialogue is what was said, one "Caller: ..." or "Agent: ..." line per

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/provider/tts"
 )
 
@@ -76,8 +77,7 @@ func (s *speech) synthesize() {
 			continue
 		}
 		s.lat.mark(stageTTSStart)
-		st, err := s.c.e.TTS.Synthesize(s.ctx, tts.Request{Text: sentence, Language: language(s.c.agent), Voice: deref(s.c.agent.VoiceID),
-			Speed: speed(s.c.agent), Temperature: s.c.agent.VoiceTemperature}, Rate, s.play)
+		st, err := s.c.e.TTS.Synthesize(s.ctx, speechRequest(s.c.agent, sentence), Rate, s.play)
 		s.c.metrics.addTTS(st)
 		if err != nil && s.ctx.Err() == nil {
 			s.c.e.log().Warn("speech failed", "call_id", s.c.live.Call.ID, "err", err)
@@ -184,4 +184,10 @@ func (s *speech) wait(ctx context.Context) {
 	case <-s.played:
 	case <-ctx.Done():
 	}
+}
+
+// speechRequest is text in the agent's voice: voiceId, voiceSpeed,
+// voiceTemperature and language.
+func speechRequest(a model.AgentConfig, text string) tts.Request {
+	return tts.Request{Text: text, Language: language(a), Voice: deref(a.VoiceID), Speed: speed(a), Temperature: a.VoiceTemperature}
 }

@@ -2,13 +2,11 @@ package pipeline
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/parley-voice/parley/internal/media"
 	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/provider/llm"
-	"github.com/parley-voice/parley/internal/provider/tts"
 )
 
 // speaker is the agent's voice for a warm transfer's messages (the hold
@@ -24,8 +22,7 @@ func (v speaker) Say(ctx context.Context, s media.Session, text string) error {
 		return nil
 	}
 	a := s.Audio(Rate)
-	_, err := v.e.TTS.Synthesize(ctx, tts.Request{Text: text, Language: language(v.agent), Voice: deref(v.agent.VoiceID),
-		Speed: speed(v.agent), Temperature: v.agent.VoiceTemperature}, Rate, a.Write)
+	_, err := v.e.TTS.Synthesize(ctx, speechRequest(v.agent, text), Rate, a.Write)
 	if err != nil {
 		return err
 	}
@@ -44,17 +41,10 @@ func (c *conversation) transferSummary(ctx context.Context, history []llm.Messag
 	if c.e.LLM == nil || cfg == nil || cfg.SummaryPrompt == nil || *cfg.SummaryPrompt == "" {
 		return ""
 	}
-	lines := dialogue(history)
-	sctx, cancel := context.WithTimeout(ctx, transferSummaryTimeout)
-	defer cancel()
-	res, err := c.e.LLM.Stream(sctx, llm.Request{Model: c.e.Model, Messages: []llm.Message{
-		{Role: llm.RoleSystem, Content: *cfg.SummaryPrompt},
-		{Role: llm.RoleUser, Content: strings.Join(lines, "\n")},
-	}}, func(string) error { return nil })
-	c.metrics.addLLM(res.Usage)
+	text, err := c.summarizeWith(ctx, *cfg.SummaryPrompt, history, transferSummaryTimeout)
 	if err != nil {
 		c.e.log().Warn("no transfer summary", "call_id", c.live.Call.ID, "err", err)
 		return ""
 	}
-	return strings.TrimSpace(res.Text)
+	return text
 }
