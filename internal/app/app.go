@@ -22,7 +22,6 @@ import (
 	"github.com/parley-voice/parley/internal/media/sipua"
 	"github.com/parley-voice/parley/internal/org"
 	embedopenai "github.com/parley-voice/parley/internal/provider/embed/openai"
-	"github.com/parley-voice/parley/internal/provider/llm/openai"
 	"github.com/parley-voice/parley/internal/recording"
 	"github.com/parley-voice/parley/internal/secret"
 	"github.com/parley-voice/parley/internal/store"
@@ -101,10 +100,7 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 	services.KnowledgeBases.Logger = log
 	services.Messages.HTTPClient = webhook.GuardedClient(c.AllowPrivateWebhooks, 30*time.Second)
 	services.Messages.PublicURL = publicURL(c)
-	if c.LLMBaseURL != "" {
-		services.Messages.LLM = openai.New(openai.Config{BaseURL: c.LLMBaseURL, APIKey: c.LLMAPIKey, Model: c.LLMModel})
-		services.Messages.Model = c.LLMModel
-	}
+	services.Messages.LLM, services.Messages.Model = c.languageModel(), c.LLMModel
 	if c.EmbeddingsBaseURL != "" {
 		key := c.EmbeddingsAPIKey
 		if key == "" {
@@ -182,6 +178,7 @@ func newPhone(c Config, st store.Store, box *secret.Box, services api.Services, 
 	engine := newEngine(c, st, services.Orgs, hooks, reg, log)
 	engine.Knowledge = services.KnowledgeBases
 	engine.Messages = services.Messages
+	engine.LLM = services.Messages.LLM // the one model client, built in Open
 	phone.Conversation = engine
 	if c.SIPTrunkHost != "" {
 		phone.DefaultTrunk = &telephony.Trunk{

@@ -8,6 +8,7 @@ import (
 	"github.com/parley-voice/parley/internal/org"
 	"github.com/parley-voice/parley/internal/otlp"
 	"github.com/parley-voice/parley/internal/pipeline"
+	"github.com/parley-voice/parley/internal/provider/llm"
 	"github.com/parley-voice/parley/internal/provider/llm/openai"
 	"github.com/parley-voice/parley/internal/store"
 	"github.com/parley-voice/parley/internal/webhook"
@@ -27,8 +28,15 @@ func newEngine(c Config, st store.Store, orgs *org.Service, hooks *webhook.Sende
 	if c.OTelEndpoint != "" {
 		e.Tracer = otlp.New(c.OTelEndpoint, "parley", nil)
 	}
-	if c.LLMBaseURL != "" {
-		e.LLM = openai.New(openai.Config{BaseURL: c.LLMBaseURL, APIKey: c.LLMAPIKey, Model: c.LLMModel})
-	}
 	return e
+}
+
+// languageModel is the --llm-base-url client, nil (a nil interface) when
+// none is configured. Open builds it once; conversations and generated
+// messages share it.
+func (c Config) languageModel() llm.Client {
+	if c.LLMBaseURL == "" {
+		return nil
+	}
+	return openai.New(openai.Config{BaseURL: c.LLMBaseURL, APIKey: c.LLMAPIKey, Model: c.LLMModel})
 }
