@@ -128,6 +128,9 @@ func (c *conversation) interrupt() time.Time {
 	c.reply = nil
 	s := r.current()
 	stopped := s != nil && s.stop() // false: it had already played in full
+	if s != nil && !stopped {
+		<-s.played // its entry is being written: let it land before any of ours
+	}
 	unplayed := c.audio.Flush()
 	silenced := time.Now()
 	r.cancel()
