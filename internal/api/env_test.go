@@ -105,6 +105,7 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 	}
 	t.Cleanup(func() {
 		srv.Close()
+		cfg.Messages.Close()
 		stopQueue()
 		<-queueDone
 		st.Close()

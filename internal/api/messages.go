@@ -5,36 +5,13 @@ import (
 	"strings"
 
 	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/sms"
 	"github.com/parley-voice/parley/internal/sms/twilio"
 	"github.com/parley-voice/parley/internal/store"
 )
 
-// messageJSON is the message record (no direction field, per the
-// interface; the list filters on it).
-type messageJSON struct {
-	ID                    string    `json:"id"`
-	AgentID               *string   `json:"agentId"`
-	AgentName             *string   `json:"agentName"`
-	MessagingConnectionID *string   `json:"messagingConnectionId"`
-	CallID                *string   `json:"callId"`
-	ConversationID        string    `json:"conversationId"`
-	Channel               string    `json:"channel"`
-	FromNumber            string    `json:"fromNumber"`
-	ToNumber              string    `json:"toNumber"`
-	Body                  string    `json:"body"`
-	Status                string    `json:"status"`
-	ProviderMessageID     *string   `json:"providerMessageId"`
-	GeneratedByLLM        bool      `json:"generatedByLlm"`
-	ErrorMessage          *string   `json:"errorMessage"`
-	CreatedAt             timestamp `json:"createdAt"`
-}
-
-func presentMessage(m model.Message) messageJSON {
-	return messageJSON{ID: m.ID, AgentID: m.AgentID, AgentName: m.AgentName, MessagingConnectionID: m.MessagingConnectionID,
-		CallID: m.CallID, ConversationID: m.ConversationID, Channel: m.Channel, FromNumber: m.FromNumber, ToNumber: m.ToNumber,
-		Body: m.Body, Status: m.Status, ProviderMessageID: m.ProviderMessageID, GeneratedByLLM: m.GeneratedByLLM,
-		ErrorMessage: m.ErrorMessage, CreatedAt: ts(m.CreatedAt)}
-}
+// presentMessage is the message record.
+func presentMessage(m model.Message) sms.Record { return sms.NewRecord(m) }
 
 // messagePath reads a message id ("msg_..."): any other shape is not found.
 func messagePath(w http.ResponseWriter, r *http.Request) (string, bool) {
@@ -70,26 +47,10 @@ func (s *Server) listMessages(w http.ResponseWriter, r *http.Request) {
 	writePage(w, mapSlice(msgs, presentMessage), p, total)
 }
 
-// messageStatus takes a carrier's status callback for a connection. It is
-// public: the connection's auth token signs it (X-Twilio-Signature over the
-// public URL and the form), and an unsigned or wrongly signed one is 401.
+// messageStatus takes a carrier's status callback for a connection.
 func (s *Server) messageStatus(w http.ResponseWriter, r *http.Request) {
-	org := r.URL.Query().Get("org")
-	if !model.IsUUID(org) || len(r.URL.Query()) != 1 {
-		writeProblem(w, http.StatusNotFound, codeNotFound, messageNotFound, nil)
-		return
-	}
-	token, err := s.Messages.CallbackToken(r.Context(), org, r.PathValue("id"))
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	if err := r.ParseForm(); err != nil {
-		writeProblem(w, http.StatusBadRequest, codeValidationFailed, "the body is not a form", nil)
-		return
-	}
-	if !twilio.ValidSignature(token, s.Messages.PublicURL+r.URL.RequestURI(), r.PostForm, r.Header.Get(twilio.SignatureHeader)) {
-		writeProblem(w, http.StatusUnauthorized, codeUnauthorized, "invalid or missing X-Twilio-Signature", nil)
+	org, ok := s.carrierWebhook(w, r)
+	if !ok {
 		return
 	}
 	if err := s.Messages.ApplyStatus(r.Context(), org, r.PostForm); err != nil {
@@ -97,4 +58,52 @@ func (s *Server) messageStatus(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeNoContent(w)
+}
+
+// emptyTwiML answers a carrier's inbound webhook: nothing to do now, the
+// reply (if any) is sent through the API.
+const emptyTwiML = `<?xml version="1.0" encoding="UTF-8"?><Response></Response>`
+
+// inboundMessage takes a carrier's inbound-message webhook for a
+// connection: the message is recorded, then forwarded and answered in the
+// background.
+func (s *Server) inboundMessage(w http.ResponseWriter, r *http.Request) {
+	org, ok := s.carrierWebhook(w, r)
+	if !ok {
+		return
+	}
+	if _, err := s.Messages.Receive(r.Context(), org, r.PathValue("id"), sms.InboundFrom(r.PostForm)); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/xml; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write([]byte(emptyTwiML))
+}
+
+// carrierWebhook authenticates a carrier's webhook to a connection's
+// public URL (?org=<organization id>): the connection's auth token signs it
+// (X-Twilio-Signature over the public URL and the form), and an unsigned or
+// wrongly signed one is 401. It returns the organization, with r.PostForm
+// parsed.
+func (s *Server) carrierWebhook(w http.ResponseWriter, r *http.Request) (string, bool) {
+	org := r.URL.Query().Get("org")
+	if !model.IsUUID(org) || len(r.URL.Query()) != 1 {
+		writeProblem(w, http.StatusNotFound, codeNotFound, messageNotFound, nil)
+		return "", false
+	}
+	token, err := s.Messages.CallbackToken(r.Context(), org, r.PathValue("id"))
+	if err != nil {
+		writeError(w, r, err)
+		return "", false
+	}
+	if err := r.ParseForm(); err != nil {
+		writeProblem(w, http.StatusBadRequest, codeValidationFailed, "the body is not a form", nil)
+		return "", false
+	}
+	if !twilio.ValidSignature(token, s.Messages.PublicURL+r.URL.RequestURI(), r.PostForm, r.Header.Get(twilio.SignatureHeader)) {
+		writeProblem(w, http.StatusUnauthorized, codeUnauthorized, "invalid or missing X-Twilio-Signature", nil)
+		return "", false
+	}
+	return org, true
 }

@@ -56,6 +56,7 @@ func (s *Server) routes() []route {
 		{pattern: "GET /v1/calls/{id}/recording", handler: http.HandlerFunc(s.callRecording), public: true, query: true},
 		// Authenticated by the carrier's signature, in the handler.
 		{pattern: "POST /v1/messaging-connections/{id}/status", handler: http.HandlerFunc(s.messageStatus), public: true, query: true},
+		{pattern: "POST /v1/messaging-connections/{id}/inbound", handler: http.HandlerFunc(s.inboundMessage), public: true, query: true},
 
 		h("POST /v1/folders", createHandler(s.Folders.Create, presentFolder)),
 		list("GET /v1/folders", listHandler(s.Folders.List, presentFolder)),

@@ -24,6 +24,7 @@ import (
 	embedopenai "github.com/parley-voice/parley/internal/provider/embed/openai"
 	"github.com/parley-voice/parley/internal/recording"
 	"github.com/parley-voice/parley/internal/secret"
+	"github.com/parley-voice/parley/internal/sms"
 	"github.com/parley-voice/parley/internal/store"
 	"github.com/parley-voice/parley/internal/store/postgres"
 	"github.com/parley-voice/parley/internal/store/sqlite"
@@ -41,6 +42,8 @@ type App struct {
 	Webhooks *webhook.Sender
 	// Knowledge indexes sources in the background; Close waits for it.
 	Knowledge *knowledge.Service
+	// Messages answers inbound texts in the background; Close waits for it.
+	Messages *sms.Messages
 	// UA is the SIP user agent (nil unless --dialer sip); serve starts it.
 	UA    *sipua.UA
 	Phone *telephony.Phone
@@ -116,6 +119,7 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	hooks := webhook.New(webhook.Options{AllowPrivate: c.AllowPrivateWebhooks, Registerer: reg, Logger: log})
+	services.Messages.Webhooks, services.Messages.Secret, services.Messages.Logger = hooks, services.Orgs.WebhookSecret, log
 	services.Recordings = &recording.Store{
 		Dir: filepath.Join(c.DataDir, "recordings"), PublicURL: publicURL(c), Key: box.Derive("recording-links"),
 	}
@@ -145,7 +149,7 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 		Store:    st, OpenAPI: parley.OpenAPI, Logger: log, Registry: reg,
 		RateLimit: c.RateLimit, RateBurst: c.RateBurst,
 	})
-	return &App{Config: c, Store: st, Orgs: services.Orgs, Knowledge: services.KnowledgeBases, API: server, Queue: services.Queue, Webhooks: hooks,
+	return &App{Config: c, Store: st, Orgs: services.Orgs, Knowledge: services.KnowledgeBases, Messages: services.Messages, API: server, Queue: services.Queue, Webhooks: hooks,
 		UA: ua, Phone: phone, Log: log}, nil
 }
 
@@ -200,6 +204,7 @@ func publicURL(c Config) string {
 // Close releases the store and the webhook connections.
 func (a *App) Close() error {
 	a.Knowledge.Close() // background indexing
+	a.Messages.Close()  // inbound messages being forwarded and answered
 	a.Webhooks.Close()
 	return a.Store.Close()
 }

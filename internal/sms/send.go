@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/parley-voice/parley/internal/secret"
 	"github.com/parley-voice/parley/internal/sms/twilio"
 	"github.com/parley-voice/parley/internal/store"
+	"github.com/parley-voice/parley/internal/webhook"
 )
 
 // Limits of POST /messages.
@@ -52,6 +54,15 @@ type Messages struct {
 	// PublicURL is this server's base URL as carriers reach it: status
 	// callbacks are asked for under it ("": none are asked for).
 	PublicURL string
+	// CarrierTimeout bounds one carrier request (0: twilio.DefaultTimeout).
+	CarrierTimeout time.Duration
+	// Webhooks forwards inbound messages to the agents' inboundWebhookUrl,
+	// signed with the organization's Secret (nil: not forwarded).
+	Webhooks *webhook.Sender
+	Secret   func(ctx context.Context, orgID string) (string, error)
+	Logger   *slog.Logger
+
+	bg background
 }
 
 // HistoryItem is one message of the inline history a generated message
@@ -127,11 +138,22 @@ type route struct {
 // answers leaves a record: failed, with errorMessage. Bad input changes
 // nothing.
 func (s *Messages) Send(ctx context.Context, orgID string, in SendInput) (model.Message, error) {
-	return s.send(ctx, orgID, in, nil)
+	return s.send(ctx, orgID, in, origin{})
 }
 
-// send is Send for a message of a call (callID) or of none (nil).
-func (s *Messages) send(ctx context.Context, orgID string, in SendInput, callID *string) (model.Message, error) {
+// origin is what a send knows beyond its input when it is not POST
+// /messages.
+type origin struct {
+	callID *string // the call whose send_message tool sends it
+	// An inbound reply: the thread it continues, the model's instructions,
+	// and the thread's messages for the model (ending with the caller's).
+	conversationID string
+	prompt         string
+	thread         []llm.Message
+}
+
+// send is Send for a message of a call, an inbound reply, or neither.
+func (s *Messages) send(ctx context.Context, orgID string, in SendInput, o origin) (model.Message, error) {
 	if err := in.check(); err != nil {
 		return model.Message{}, err
 	}
@@ -149,14 +171,21 @@ func (s *Messages) send(ctx context.Context, orgID string, in SendInput, callID 
 	if rt.agent != nil {
 		m.AgentID, m.AgentName = &rt.agent.ID, &rt.agent.Name
 	}
-	m.CallID = callID
+	m.CallID = o.callID
 	var failure error
 	if in.Generate.Present() && in.Generate.V {
 		m.GeneratedByLLM = true
-		m.Body, failure = s.generate(ctx, rt, in)
+		if o.thread != nil {
+			m.Body, failure = s.compose(ctx, o.prompt, o.thread)
+		} else {
+			m.Body, failure = s.generate(ctx, rt, in)
+		}
 	}
 	err = s.Store.Update(ctx, func(tx store.Tx) error {
-		m.ConversationID = s.conversation(ctx, tx, orgID, rt, in.To.V)
+		m.ConversationID = o.conversationID
+		if m.ConversationID == "" {
+			m.ConversationID = s.conversation(ctx, tx, orgID, rt, in.To.V)
+		}
 		return tx.CreateMessage(ctx, &m)
 	})
 	if err != nil {
@@ -182,7 +211,7 @@ func (s *Messages) SendFromCall(ctx context.Context, c model.Call, body string) 
 		to = c.ToNumber
 	}
 	in := SendInput{To: opt.Value(to), AgentID: opt.Value(c.AgentID), Body: opt.Value(body)}
-	return s.send(ctx, c.OrgID, in, &c.ID)
+	return s.send(ctx, c.OrgID, in, origin{callID: &c.ID})
 }
 
 // resolve finds the agent, the connection and the sender number.
@@ -233,10 +262,10 @@ func (s *Messages) resolve(ctx context.Context, orgID string, in SendInput) (rou
 	return rt, nil
 }
 
-// conversation is the thread the message belongs to: the agent's last
-// thread with the number, unless it has been silent for the agent's
-// conversationIdleResetDays (default 7); a new one otherwise.
-func (s *Messages) conversation(ctx context.Context, tx store.Tx, orgID string, rt route, to string) string {
+// conversation is the thread a message with counterpart belongs to: the
+// agent's last thread with the number, unless it has been silent for the
+// agent's conversationIdleResetDays (default 7); a new one otherwise.
+func (s *Messages) conversation(ctx context.Context, tx store.Tx, orgID string, rt route, counterpart string) string {
 	if rt.agent == nil {
 		return model.NewPrefixedID("conv")
 	}
@@ -244,18 +273,16 @@ func (s *Messages) conversation(ctx context.Context, tx store.Tx, orgID string, 
 	if mc := rt.agent.Config.MessagingConfig; mc != nil && mc.ConversationIdleResetDays != nil && *mc.ConversationIdleResetDays > 0 {
 		days = *mc.ConversationIdleResetDays
 	}
-	last, err := tx.LastMessageBetween(ctx, orgID, rt.agent.ID, to)
+	last, err := tx.LastMessageBetween(ctx, orgID, rt.agent.ID, counterpart)
 	if err == nil && last.ConversationID != "" && time.Since(last.CreatedAt) < time.Duration(days)*24*time.Hour {
 		return last.ConversationID
 	}
 	return model.NewPrefixedID("conv")
 }
 
-// generate composes the message with the model.
+// generate composes the message of POST /messages with the model, from
+// the SMS prompt and the inline history.
 func (s *Messages) generate(ctx context.Context, rt route, in SendInput) (string, error) {
-	if s.LLM == nil {
-		return "", errors.New("generation needs a language model: set --llm-base-url (PARLEY_LLM_BASE_URL)")
-	}
 	prompt := in.SMSPrompt.V
 	if !in.SMSPrompt.Present() && rt.agent != nil && rt.agent.Config.MessagingConfig != nil {
 		prompt = deref(rt.agent.Config.MessagingConfig.SMSPrompt)
@@ -263,12 +290,22 @@ func (s *Messages) generate(ctx context.Context, rt route, in SendInput) (string
 	if strings.TrimSpace(prompt) == "" {
 		return "", errors.New("generation needs an SMS prompt: give smsPrompt or set the agent's messagingConfig.smsPrompt")
 	}
-	msgs := []llm.Message{{Role: llm.RoleSystem, Content: prompt + "\n\nYou write one SMS text message. Reply with the message text only, under " +
-		fmt.Sprint(MaxBodyLen) + " characters, no quotes."}}
+	var history []llm.Message
 	for _, h := range in.Messages.V {
-		msgs = append(msgs, llm.Message{Role: h.Role, Content: h.Content})
+		history = append(history, llm.Message{Role: h.Role, Content: h.Content})
 	}
-	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: "(Write the next message to " + in.To.V + ".)"})
+	history = append(history, llm.Message{Role: llm.RoleUser, Content: "(Write the next message to " + in.To.V + ".)"})
+	return s.compose(ctx, prompt, history)
+}
+
+// compose has the model write one message: prompt is its instructions,
+// history the conversation so far, ending with what it answers.
+func (s *Messages) compose(ctx context.Context, prompt string, history []llm.Message) (string, error) {
+	if s.LLM == nil {
+		return "", errors.New("generation needs a language model: set --llm-base-url (PARLEY_LLM_BASE_URL)")
+	}
+	msgs := append([]llm.Message{{Role: llm.RoleSystem, Content: prompt + "\n\nYou write one SMS text message. Reply with the message text only, under " +
+		fmt.Sprint(MaxBodyLen) + " characters, no quotes."}}, history...)
 	gctx, cancel := context.WithTimeout(ctx, generationTimeout)
 	defer cancel()
 	res, err := s.LLM.Stream(gctx, llm.Request{Model: s.Model, Messages: msgs}, func(string) error { return nil })
@@ -295,7 +332,8 @@ func (s *Messages) deliver(ctx context.Context, rt route, m *model.Message) erro
 	open := s.Carrier
 	if open == nil {
 		open = func(c model.MessagingConnection, token string) (Carrier, error) {
-			return twilio.New(twilio.Config{BaseURL: c.BaseURL, AccountSID: c.AccountSID, AuthToken: token, HTTPClient: s.HTTPClient})
+			return twilio.New(twilio.Config{BaseURL: c.BaseURL, AccountSID: c.AccountSID, AuthToken: token, HTTPClient: s.HTTPClient,
+				Timeout: s.CarrierTimeout})
 		}
 	}
 	carrier, err := open(rt.conn, token)

@@ -258,7 +258,7 @@ func (s *Server) StatusCallback(ctx context.Context, callbackURL, sid, status st
 			}
 		}
 	}
-	return s.post(ctx, callbackURL, f)
+	return s.Post(ctx, callbackURL, f)
 }
 
 // Inbound POSTs an inbound-message webhook to webhookURL as Twilio does
@@ -268,7 +268,7 @@ func (s *Server) StatusCallback(ctx context.Context, callbackURL, sid, status st
 // and ApiVersion. An answer other than 2xx is an error.
 func (s *Server) Inbound(ctx context.Context, webhookURL, from, to, body string) error {
 	sid := NewSID("SM")
-	return s.post(ctx, webhookURL, url.Values{
+	return s.Post(ctx, webhookURL, url.Values{
 		"MessageSid":    {sid},
 		"SmsMessageSid": {sid},
 		"SmsSid":        {sid},
@@ -283,8 +283,9 @@ func (s *Server) Inbound(ctx context.Context, webhookURL, from, to, body string)
 	})
 }
 
-// post sends a signed webhook.
-func (s *Server) post(ctx context.Context, target string, f url.Values) error {
+// Post sends form to target as a webhook of this account: signed with its
+// auth token. An answer other than 2xx is an error.
+func (s *Server) Post(ctx context.Context, target string, f url.Values) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, strings.NewReader(f.Encode()))
 	if err != nil {
 		return fmt.Errorf("twiliotest: %w", err)
