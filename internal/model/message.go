@@ -1,9 +1,10 @@
 package model
 
 import (
-	"crypto/rand"
 	"encoding/hex"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // Message channels.
@@ -50,9 +51,11 @@ type Message struct {
 // messageIDPrefix starts every message id.
 const messageIDPrefix = "msg_"
 
-// NewMessageID returns a new message id: "msg_" and 24 random hex digits.
+// NewMessageID returns a new message id: "msg_" and 24 hex digits, the
+// first 96 bits of a UUIDv7. They sort in creation order, so a thread's
+// messages created within one millisecond (an inbound text and a fast
+// reply) keep their order: the store breaks created_at ties by id.
 func NewMessageID() string {
-	var b [12]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
-	return messageIDPrefix + hex.EncodeToString(b[:])
+	u := uuid.Must(uuid.NewV7())
+	return messageIDPrefix + hex.EncodeToString(u[:12])
 }
