@@ -279,3 +279,111 @@ func TestMessageRateLimits(t *testing.T) {
 		t.Errorf("%v messages stored", total)
 	}
 }
+
+// A carrier that fails (5xx) or never answers leaves the record, failed,
+// with the reason; the message is not lost.
+func TestMessageCarrierFailures(t *testing.T) {
+	e := newEnv(t)
+	e.server.Messages.CarrierTimeout = 300 * time.Millisecond
+	for _, tc := range []struct {
+		name  string
+		reply twiliotest.Reply
+		want  string
+	}{
+		{"5xx", twiliotest.Reply{Status: 503, Code: 20503, Message: "Service Unavailable"}, "503"},
+		{"timeout", twiliotest.Reply{Hang: true}, "no answer within 300ms"},
+		{"4xx", twiliotest.Reply{Status: 401, Code: 20003, Message: "Authenticate"}, "20003"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			carrier := twiliotest.New(t, twiliotest.Options{Reply: func(twiliotest.Message) twiliotest.Reply { return tc.reply }})
+			conn := e.create("/v1/messaging-connections", map[string]any{"provider": "twilio", "accountSid": carrier.AccountSID,
+				"authToken": carrier.AuthToken, "fromNumber": "+14155550100", "baseUrl": carrier.URL})
+			m := e.create("/v1/messages", map[string]any{"to": "+14155550199", "messagingConnectionId": conn["id"], "body": "hi"})
+			if m["status"] != "failed" || !strings.Contains(fmt.Sprint(m["errorMessage"]), tc.want) || m["providerMessageId"] != nil {
+				t.Errorf("message = %v", m)
+			}
+			if got := e.must(http.StatusOK, "GET", "/v1/messages/"+m["id"].(string), nil).Data(t); got["status"] != "failed" || got["body"] != "hi" {
+				t.Errorf("stored = %v", got)
+			}
+			if n := len(carrier.Messages()); n != 1 {
+				t.Errorf("the carrier was asked %d times", n)
+			}
+		})
+	}
+}
+
+// Every rule of POST /messages, on both sides of its limit: the valid side
+// is sent, the invalid one is 400 naming the field and changes nothing.
+func TestMessageValidationLimits(t *testing.T) {
+	e := newEnv(t)
+	e.server.Messages.Carrier = acceptAll
+	e.server.Messages.LLM = openai.New(openai.Config{BaseURL: llmtest.New(t, func(llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{Text: []string{"Hello."}}
+	}).URL, APIKey: "k", Model: "m"})
+	conn := e.create("/v1/messaging-connections", map[string]any{"provider": "twilio", "accountSid": "AC", "authToken": "t", "fromNumber": "+14155550100"})
+	a := e.createAgent(map[string]any{"messagingConnectionId": conn["id"], "messagingConfig": map[string]any{"smsPrompt": "Be brief."}})
+	noConn := e.createAgent(nil)
+	history := func(n int, content string) []any {
+		out := make([]any, n)
+		for i := range out {
+			out[i] = map[string]any{"role": []string{"user", "assistant"}[i%2], "content": content}
+		}
+		return out
+	}
+	with := func(kv ...any) map[string]any {
+		b := map[string]any{"to": "+14155550199", "agentId": a["id"]}
+		for i := 0; i < len(kv); i += 2 {
+			if kv[i+1] == nil {
+				delete(b, kv[i].(string))
+				continue
+			}
+			b[kv[i].(string)] = kv[i+1]
+		}
+		return b
+	}
+	for _, tc := range []struct {
+		name  string
+		ok    map[string]any
+		bad   map[string]any
+		field string
+	}{
+		{"to E.164", with("body", "x", "to", "+442071838750"), with("body", "x", "to", "+0442071838750"), "to"},
+		{"to required", with("body", "x"), with("body", "x", "to", nil), "to"},
+		{"from E.164", with("body", "x", "from", "+14155550122"), with("body", "x", "from", "14155550122"), "from"},
+		{"body 1..1600", with("body", strings.Repeat("a", 1600)), with("body", strings.Repeat("a", 1601)), "body"},
+		{"body not empty", with("body", "a"), with("body", " "), "body"},
+		{"body or generate", with("generate", true), with("body", "x", "generate", true), "body"},
+		{"one of them", with("body", "x", "generate", false), with("generate", false), "body"},
+		{"history only with generate", with("generate", true, "messages", history(1, "hi")), with("body", "x", "messages", history(1, "hi")), "messages"},
+		{"history at most 50", with("generate", true, "messages", history(50, "hi")), with("generate", true, "messages", history(51, "hi")), "messages"},
+		{"history content 1..1600", with("generate", true, "messages", history(2, strings.Repeat("é", 1600))),
+			with("generate", true, "messages", history(1, strings.Repeat("é", 1601))), "messages[0].content"},
+		{"history content not empty", with("generate", true, "messages", history(1, "x")), with("generate", true, "messages", history(1, "")), "messages[0].content"},
+		{"history role", with("generate", true, "messages", []any{map[string]any{"role": "assistant", "content": "x"}}),
+			with("generate", true, "messages", []any{map[string]any{"role": "tool", "content": "x"}}), "messages[0].role"},
+		{"smsPrompt 1..4000", with("generate", true, "smsPrompt", strings.Repeat("p", 4000)), with("generate", true, "smsPrompt", strings.Repeat("p", 4001)), "smsPrompt"},
+		{"smsPrompt not empty", with("generate", true, "smsPrompt", "p"), with("generate", true, "smsPrompt", ""), "smsPrompt"},
+		{"agent exists", with("body", "x"), with("body", "x", "agentId", model.NewID()), "agentId"},
+		{"connection of the agent or given", with("body", "x", "agentId", noConn["id"], "messagingConnectionId", conn["id"]),
+			with("body", "x", "agentId", noConn["id"]), "messagingConnectionId"},
+		{"connection exists", with("body", "x", "agentId", nil, "messagingConnectionId", conn["id"]),
+			with("body", "x", "agentId", nil, "messagingConnectionId", "mc_unknown"), "messagingConnectionId"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := e.must(http.StatusOK, "GET", "/v1/messages", nil).JSON(t)["total"]
+			e.invalid("validation_failed", "POST", "/v1/messages", tc.bad, tc.field)
+			if after := e.must(http.StatusOK, "GET", "/v1/messages", nil).JSON(t)["total"]; after != before {
+				t.Errorf("an invalid request stored a message")
+			}
+			if m := e.create("/v1/messages", tc.ok); m["status"] != "sent" {
+				t.Errorf("valid side: %v", m)
+			}
+		})
+	}
+	for _, q := range []string{"page=0", "pageSize=0", "pageSize=101"} {
+		e.invalid("validation_failed", "GET", "/v1/messages?"+q, nil, strings.Split(q, "=")[0])
+	}
+	for _, q := range []string{"page=1", "pageSize=1", "pageSize=100", "folderId=none", "direction=INBOUND", "status=received", "callId=" + model.NewID()} {
+		e.must(http.StatusOK, "GET", "/v1/messages?"+q, nil)
+	}
+}

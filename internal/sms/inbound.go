@@ -78,10 +78,11 @@ func (s *Messages) Receive(ctx context.Context, orgID, connID string, in Inbound
 		if err != nil {
 			return err
 		}
-		if m, err = tx.MessageByProviderID(ctx, orgID, in.MessageSID); err == nil {
-			duplicate = true
+		switch known, err := tx.MessageByProviderID(ctx, orgID, in.MessageSID); {
+		case err == nil: // the carrier retried
+			m, duplicate = known, true
 			return nil
-		} else if !errors.Is(err, store.ErrNotFound) {
+		case !errors.Is(err, store.ErrNotFound):
 			return err
 		}
 		if agent, err = numberOwner(ctx, tx, orgID, conn, in.To); err != nil {
