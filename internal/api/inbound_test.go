@@ -32,7 +32,7 @@ type inboundBench struct {
 	url     string // the connection's inbound webhook URL
 }
 
-func newInboundBench(t *testing.T, reply string) *inboundBench {
+func newInboundBench(t testing.TB, reply string) *inboundBench {
 	b := &inboundBench{env: newEnv(t), carrier: twiliotest.New(t, twiliotest.Options{})}
 	b.model = llmtest.New(t, func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: []string{reply}} })
 	m := b.server.Messages
@@ -406,4 +406,34 @@ func TestInboundRepliesAreCapped(t *testing.T) {
 	if len(out) != 2 || in[2]["errorMessage"] == nil || !strings.Contains(in[2]["errorMessage"].(string), "an hour") {
 		t.Errorf("%d replies; the third inbound: %v", len(out), in[2]["errorMessage"])
 	}
+}
+
+// Whatever a correctly signed inbound webhook carries, the answer is 200
+// (recorded) or 400 (a field missing or too long), never a server error.
+func FuzzInboundWebhook(f *testing.F) {
+	f.Add("MessageSid=SM1&From=%2B14155550199&To=%2B14155550100&Body=hi")
+	f.Add("MessageSid=SM2&From=%2B1&To=%2B14155550100&Body=%00%ff%fe")
+	f.Add("From=&To=&MessageSid=" + strings.Repeat("x", 70))
+	f.Add("%zz=1&MessageSid")
+	f.Add(strings.Repeat("Body=é&", 300) + "MessageSid=SM3&From=a&To=b")
+	b := newInboundBench(f, "ok")
+	f.Fuzz(func(t *testing.T, body string) {
+		form, err := url.ParseQuery(body)
+		if err != nil {
+			return // the carrier signs a form it could parse
+		}
+		req, _ := http.NewRequest("POST", b.url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set(twilio.SignatureHeader, twilio.Sign(b.carrier.AuthToken, b.url, form))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusBadRequest {
+			t.Fatalf("%q: %d %s", body, resp.StatusCode, raw)
+		}
+		b.server.Messages.Wait()
+	})
 }
