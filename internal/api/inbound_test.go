@@ -408,6 +408,19 @@ func TestInboundRepliesAreCapped(t *testing.T) {
 	}
 }
 
+// A disabled agent refuses calls; it does not answer texts either, though
+// they are recorded (and forwarded) as its own.
+func TestDisabledAgentDoesNotAnswerTexts(t *testing.T) {
+	b := newInboundBench(t, "Hi!")
+	a := b.createAgent(map[string]any{"messagingConnectionId": b.conn["id"], "status": "disabled"})
+	b.text("+14155550199", "+14155550100", "hello?")
+	in := b.messages("INBOUND")
+	if len(in) != 1 || in[0]["agentId"] != a["id"] || in[0]["errorMessage"] != "not answered: the agent is disabled" ||
+		len(b.messages("OUTBOUND")) != 0 || len(b.model.Requests()) != 0 {
+		t.Errorf("inbound %v; %d replies", in, len(b.messages("OUTBOUND")))
+	}
+}
+
 // Whatever a correctly signed inbound webhook carries, the answer is 200
 // (recorded) or 400 (a field missing or too long), never a server error.
 func FuzzInboundWebhook(f *testing.F) {

@@ -169,8 +169,8 @@ type InboundAnswer struct {
 // answer forwards an inbound message to the agent's inboundWebhookUrl and,
 // unless the receiver takes over, replies: with the receiver's text, or
 // with one the model writes from the agent's SMS prompt (else its prompt)
-// and the thread. What stopped a reply is kept as the inbound message's
-// errorMessage.
+// and the thread (not for a disabled agent, which refuses calls too).
+// What stopped a reply is kept as the inbound message's errorMessage.
 func (s *Messages) answer(ctx context.Context, a model.Agent, m model.Message) {
 	thread, err := store.Read(ctx, s.Store, func(tx store.Tx) ([]model.Message, error) {
 		return tx.ConversationMessages(ctx, m.OrgID, m.ConversationID, ThreadContext)
@@ -197,6 +197,10 @@ func (s *Messages) answer(ctx context.Context, a model.Agent, m model.Message) {
 		}
 	}
 	o := origin{conversationID: m.ConversationID}
+	if !in.Body.Present() && a.Status != model.AgentActive {
+		s.unanswered(ctx, m, errors.New("the agent is disabled"))
+		return
+	}
 	if !in.Body.Present() {
 		in.Generate = opt.Value(true)
 		o.prompt, o.thread = replyPrompt(a, m), threadForModel(thread)
