@@ -56,6 +56,16 @@ func TestSendMessages(t *testing.T) {
 	if m3["fromNumber"] != "+14155550100" || m4["fromNumber"] != "+14155550122" || m3["agentId"] != nil {
 		t.Errorf("from defaults: %v / %v", m3["fromNumber"], m4["fromNumber"])
 	}
+	// A connection with a messaging service and no number: the carrier
+	// picks the sender from the service, and the record has none.
+	svc := e.create("/v1/messaging-connections", map[string]any{"provider": "twilio", "accountSid": carrier.AccountSID,
+		"authToken": carrier.AuthToken, "messagingServiceSid": "MG" + strings.Repeat("a", 32), "baseUrl": carrier.URL})
+	m5 := e.create("/v1/messages", map[string]any{"to": "+14155550198", "messagingConnectionId": svc["id"], "body": "hi"})
+	sent = carrier.Messages()
+	if last := sent[len(sent)-1]; m5["status"] != "sent" || m5["fromNumber"] != "" || last.Form.Get("MessagingServiceSid") != "MG"+strings.Repeat("a", 32) ||
+		last.Form.Has("From") {
+		t.Errorf("through the messaging service: %v; the carrier saw %v", m5, last.Form)
+	}
 	if got := e.must(http.StatusOK, "GET", "/v1/messages/"+m["id"].(string), nil).Data(t); got["body"] != "Your table is booked." {
 		t.Errorf("get = %v", got)
 	}
@@ -107,17 +117,29 @@ func TestSendMessages(t *testing.T) {
 
 	// Listing: filters and pages.
 	all := e.must(http.StatusOK, "GET", "/v1/messages?pageSize=100", nil).JSON(t)
-	if all["total"] != float64(7) {
+	if all["total"] != float64(8) {
 		t.Errorf("total %v", all["total"])
 	}
 	byAgent := e.must(http.StatusOK, "GET", "/v1/messages?agentId="+a["id"].(string), nil).JSON(t)
 	if byAgent["total"] != float64(4) {
 		t.Errorf("agent's messages: %v", byAgent["total"])
 	}
+	// folderId: the messages of the folder's agents; none: of agents in no
+	// folder (messages without an agent never match).
+	folder := e.create("/v1/folders", map[string]any{"name": "Bookings"})
+	other := e.createAgent(map[string]any{"messagingConnectionId": conn["id"]})
+	e.create("/v1/messages", map[string]any{"to": "+14155550190", "agentId": other["id"], "body": "hi"})
+	e.must(http.StatusOK, "PATCH", "/v1/agents/"+a["id"].(string), map[string]any{"folderId": folder["id"]})
+	if inFolder := e.must(http.StatusOK, "GET", "/v1/messages?folderId="+folder["id"].(string), nil).JSON(t); inFolder["total"] != float64(4) {
+		t.Errorf("folder's messages: %v", inFolder["total"])
+	}
+	if none := e.must(http.StatusOK, "GET", "/v1/messages?folderId=none", nil).List(t); len(none) != 1 || none[0]["agentId"] != other["id"] {
+		t.Errorf("folderId=none: %v", none)
+	}
 	if failed := e.must(http.StatusOK, "GET", "/v1/messages?status=failed", nil).JSON(t); failed["total"] != float64(2) {
 		t.Errorf("failed: %v", failed["total"])
 	}
-	if out := e.must(http.StatusOK, "GET", "/v1/messages?direction=OUTBOUND&pageSize=2&page=2", nil).JSON(t); out["total"] != float64(7) ||
+	if out := e.must(http.StatusOK, "GET", "/v1/messages?direction=OUTBOUND&pageSize=2&page=2", nil).JSON(t); out["total"] != float64(9) ||
 		len(out["data"].([]any)) != 2 || out["hasNextPage"] != true {
 		t.Errorf("page 2: %v", out)
 	}
