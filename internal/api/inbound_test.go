@@ -450,3 +450,26 @@ func FuzzInboundWebhook(f *testing.F) {
 		b.server.Messages.Wait()
 	})
 }
+
+// A carrier's retry racing the first delivery: one record, one reply.
+func TestConcurrentInboundRetries(t *testing.T) {
+	b := newInboundBench(t, "Hi!")
+	b.createAgent(map[string]any{"messagingConnectionId": b.conn["id"]})
+	form := url.Values{"MessageSid": {twiliotest.NewSID("SM")}, "From": {"+14155550199"}, "To": {"+14155550100"}, "Body": {"hi"}}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		wg.Go(func() { errs <- b.carrier.Post(context.Background(), b.url, form) })
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	b.server.Messages.Wait()
+	if in, out := b.messages("INBOUND"), b.messages("OUTBOUND"); len(in) != 1 || len(out) != 1 {
+		t.Errorf("%d recorded, %d replies", len(in), len(out))
+	}
+}

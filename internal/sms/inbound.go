@@ -98,6 +98,11 @@ func (s *Messages) Receive(ctx context.Context, orgID, connID string, in Inbound
 		m.ConversationID = s.conversation(ctx, tx, orgID, route{agent: agent}, in.From)
 		return tx.CreateMessage(ctx, &m)
 	})
+	if errors.Is(err, store.ErrConflict) { // a retry recorded it first, between our read and write
+		return store.Read(ctx, s.Store, func(tx store.Tx) (model.Message, error) {
+			return tx.MessageByProviderID(ctx, orgID, in.MessageSID)
+		})
+	}
 	if err != nil || duplicate || agent == nil {
 		return m, err
 	}

@@ -553,6 +553,30 @@ var messageTests = []test{
 		}
 		wantEqual(t, m, got)
 	}},
+	{"InboundOnce", func(t *testing.T, b *bundle) {
+		// An inbound message's carrier id is recorded once per
+		// organization; outbound ones (the carrier's answers) are not
+		// constrained.
+		inbound := func(m *model.Message) {
+			m.Direction, m.Status, m.ProviderMessageID = model.Inbound, model.MessageReceived, ptr("SM-in")
+		}
+		first := newMessage(t, b, b.org.ID, inbound)
+		dup := model.Message{OrgID: b.org.ID, ConversationID: "conv", Channel: model.ChannelSMS, FromNumber: "+15550000001",
+			ToNumber: "+15551110001", Body: "again", CreatedAt: at(1), UpdatedAt: at(1)}
+		inbound(&dup)
+		wantIs(t, b.st.Update(b.ctx, func(tx store.Tx) error { return tx.CreateMessage(b.ctx, &dup) }), store.ErrConflict)
+		newMessage(t, b, b.other.ID, inbound)
+		for range 2 {
+			newMessage(t, b, b.org.ID, func(m *model.Message) { m.ProviderMessageID = ptr("SM-in") })
+		}
+		got, err := store.Read(b.ctx, b.st, func(tx store.Tx) (model.Message, error) {
+			return tx.MessageByProviderID(b.ctx, b.org.ID, "SM-in")
+		})
+		if err != nil || got.Direction != model.Outbound {
+			t.Fatalf("newest with the id: %v %v", got.Direction, err)
+		}
+		wantEqual(t, first, getMessage(t, b, b.org.ID, first.ID))
+	}},
 	{"DeleteAgentKeepsMessages", func(t *testing.T, b *bundle) {
 		// Its messages keep agentId and agentName, as its calls do.
 		folder := newFolder(t, b, b.org.ID)
