@@ -16,6 +16,7 @@ import (
 	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/provider/llm/llmtest"
 	"github.com/parley-voice/parley/internal/provider/llm/openai"
+	"github.com/parley-voice/parley/internal/sms"
 	"github.com/parley-voice/parley/internal/sms/twilio"
 	"github.com/parley-voice/parley/internal/sms/twilio/twiliotest"
 	"github.com/parley-voice/parley/internal/store"
@@ -471,5 +472,68 @@ func TestConcurrentInboundRetries(t *testing.T) {
 	b.server.Messages.Wait()
 	if in, out := b.messages("INBOUND"), b.messages("OUTBOUND"); len(in) != 1 || len(out) != 1 {
 		t.Errorf("%d recorded, %d replies", len(in), len(out))
+	}
+}
+
+// A server that stops after recording a text and before answering it
+// leaves the reply owed; the next server's sweep takes it over once its
+// lease has run out, unless it has been answered since, the text is over
+// an hour old, or its agent is gone.
+func TestOwedRepliesAreTakenOver(t *testing.T) {
+	b := newInboundBench(t, "Sorry for the wait!")
+	a := b.createAgent(map[string]any{"messagingConnectionId": b.conn["id"], "messagingConfig": map[string]any{"fromNumber": "+14155550100"}})
+	gone := b.createAgent(map[string]any{"messagingConnectionId": b.conn["id"], "messagingConfig": map[string]any{"fromNumber": "+14155550144"}})
+	stopped := b.server.Messages
+	stopped.Close() // records texts, answers none: a server on its way down
+	b.text("+14155550199", "+14155550100", "Are you open?")
+	b.text("+14155550198", "+14155550100", "Hello?")
+	b.text("+14155550197", "+14155550144", "Anyone?")
+	b.must(http.StatusNoContent, "DELETE", "/v1/agents/"+gone["id"].(string), nil)
+	// The customer answered one of them through the API meanwhile.
+	b.create("/v1/messages", map[string]any{"to": "+14155550198", "agentId": a["id"], "body": "Yes, how can I help?"})
+	if n := len(b.messages("OUTBOUND")); n != 1 {
+		t.Fatalf("%d replies before the sweep", n)
+	}
+
+	next := &sms.Messages{Store: stopped.Store, Box: stopped.Box, LLM: stopped.LLM, PublicURL: stopped.PublicURL,
+		Webhooks: stopped.Webhooks, Secret: stopped.Secret}
+	defer next.Close()
+	ctx := context.Background()
+	if n, err := next.Sweep(ctx, time.Now()); err != nil || n != 0 {
+		t.Fatalf("swept %d (%v) while the leases run", n, err)
+	}
+	if n, err := next.Sweep(ctx, time.Now().Add(3*time.Minute)); err != nil || n != 3 {
+		t.Fatalf("swept %d (%v) after the leases, want 3", n, err)
+	}
+	next.Wait()
+	out := b.messages("OUTBOUND")
+	if len(out) != 2 || out[1]["toNumber"] != "+14155550199" || out[1]["body"] != "Sorry for the wait!" {
+		t.Fatalf("replies after the sweep: %v", out)
+	}
+	in := map[string]map[string]any{}
+	for _, m := range b.messages("INBOUND") {
+		in[m["fromNumber"].(string)] = m
+	}
+	if out[1]["conversationId"] != in["+14155550199"]["conversationId"] || in["+14155550199"]["errorMessage"] != nil ||
+		in["+14155550198"]["errorMessage"] != nil || in["+14155550197"]["errorMessage"] != "not answered: the agent was deleted" {
+		t.Errorf("inbound after the sweep: %v", in)
+	}
+	if n, err := next.Sweep(ctx, time.Now().Add(time.Hour)); err != nil || n != 0 {
+		t.Errorf("a second sweep took %d (%v)", n, err)
+	}
+
+	// Over an hour late: settled, unanswered, saying why.
+	b.text("+14155550196", "+14155550100", "Open on Monday?")
+	if n, _ := next.Sweep(ctx, time.Now().Add(2*time.Hour)); n != 1 {
+		t.Fatalf("swept %d", n)
+	}
+	next.Wait()
+	for _, m := range b.messages("INBOUND") {
+		if m["fromNumber"] == "+14155550196" && !strings.Contains(fmt.Sprint(m["errorMessage"]), "over an hour old") {
+			t.Errorf("a stale text: %v", m["errorMessage"])
+		}
+	}
+	if n := len(b.messages("OUTBOUND")); n != 2 {
+		t.Errorf("%d replies", n)
 	}
 }

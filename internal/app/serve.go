@@ -66,6 +66,14 @@ func serve(ctx context.Context, c Config, log *slog.Logger, stderr io.Writer) er
 		a.Queue.Run(calls)
 		close(queueDone)
 	}()
+	// Inbound texts a stopped server left unanswered; with SQLite this
+	// server is the only one, so it takes them all at once.
+	sweepDone := make(chan struct{})
+	go func() {
+		a.Messages.Run(calls, c.DatabaseURL == "")
+		close(sweepDone)
+	}()
+	defer func() { stopCalls(); <-sweepDone }()
 	stopSIP := func() {}
 	if a.UA != nil {
 		if err := a.UA.Start(calls, a.Phone.Handle); err != nil {
@@ -105,6 +113,7 @@ func serve(ctx context.Context, c Config, log *slog.Logger, stderr io.Writer) er
 	log.Info("HTTP drained; stopping calls", "drain", c.CallDrain.String())
 	stopCalls()
 	<-queueDone
+	a.Messages.Drain(shutdownCtx) // replies being written get the rest of the shutdown's time
 	log.Info("stopped")
 	return nil
 }

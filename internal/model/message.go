@@ -46,6 +46,10 @@ type Message struct {
 	ErrorMessage      *string
 	CreatedAt         time.Time
 	UpdatedAt         time.Time
+	// ReplyDueAt is set on an inbound message the agent still owes a
+	// reply: until then a server is answering it; after it, any server may
+	// take it over. nil: nothing owed (answered, taken over, or given up).
+	ReplyDueAt *time.Time
 }
 
 // messageIDPrefix starts every message id.

@@ -45,8 +45,24 @@ func (s *Messages) Close() {
 	b.wg.Wait()
 }
 
-// Wait waits for the inbound work under way (tests).
+// Wait waits for the inbound work under way.
 func (s *Messages) Wait() { s.bg.wg.Wait() }
+
+// Drain waits for the inbound work under way until ctx ends, then stops
+// it (Close): replies about to go out get to go, and those cut off stay
+// owed for the next server's sweep.
+func (s *Messages) Drain(ctx context.Context) {
+	done := make(chan struct{})
+	go func() {
+		s.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+	s.Close()
+}
 
 func (s *Messages) logger() *slog.Logger {
 	if s.Logger == nil {

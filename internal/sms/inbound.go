@@ -26,8 +26,16 @@ const (
 	// has to answer before the agent replies on its own.
 	InboundWebhookTimeout = 5 * time.Second
 	maxWebhookAnswer      = 16 << 10
-	maxNumberLen          = 32 // carriers' From/To: E.164, short codes, alphanumeric senders
-	maxSIDLen             = 64
+	// replyLease is how long the server that takes an inbound message has
+	// to answer it (webhook, model and carrier, each bounded well under
+	// it) before another may take it over.
+	replyLease = 2 * time.Minute
+	// maxReplyAge: a text older than this, left unanswered by a server
+	// that stopped, is not answered any more (a late reply confuses more
+	// than it helps).
+	maxReplyAge  = time.Hour
+	maxNumberLen = 32 // carriers' From/To: E.164, short codes, alphanumeric senders
+	maxSIDLen    = 64
 )
 
 // Inbound is a carrier's inbound-message webhook, signature already
@@ -93,7 +101,8 @@ func (s *Messages) Receive(ctx context.Context, orgID, connID string, in Inbound
 			Direction: model.Inbound, FromNumber: in.From, ToNumber: in.To, Body: in.Body, Status: model.MessageReceived,
 			ProviderMessageID: &in.MessageSID, CreatedAt: now, UpdatedAt: now}
 		if agent != nil {
-			m.AgentID, m.AgentName = &agent.ID, &agent.Name
+			due := now.Add(replyLease) // owed: if this server stops first, another answers
+			m.AgentID, m.AgentName, m.ReplyDueAt = &agent.ID, &agent.Name, &due
 		}
 		m.ConversationID = s.conversation(ctx, tx, orgID, route{agent: agent}, in.From)
 		return tx.CreateMessage(ctx, &m)
@@ -107,8 +116,33 @@ func (s *Messages) Receive(ctx context.Context, orgID, connID string, in Inbound
 		return m, err
 	}
 	a := *agent
-	s.background(func(ctx context.Context) { s.answer(ctx, a, m) })
+	s.background(func(ctx context.Context) { s.handle(ctx, a, m) })
 	return m, nil
+}
+
+// handle answers an inbound message and records that nothing is owed any
+// more, with why no reply went out if none did. Stopped by a shutdown, it
+// leaves the reply owed: the next sweep takes it.
+func (s *Messages) handle(ctx context.Context, a model.Agent, m model.Message) {
+	cause := s.answer(ctx, a, m)
+	if ctx.Err() != nil {
+		return
+	}
+	s.settle(ctx, m, cause)
+}
+
+// settle records an inbound message as dealt with: nothing owed, and
+// cause (when not nil) as why it was not answered.
+func (s *Messages) settle(ctx context.Context, m model.Message, cause error) {
+	m.ReplyDueAt, m.UpdatedAt = nil, model.Now()
+	if cause != nil {
+		s.logger().Warn("inbound message not answered", "message", m.ID, "error", cause)
+		msg := "not answered: " + cause.Error()
+		m.ErrorMessage = &msg
+	}
+	if err := s.Store.Update(context.WithoutCancel(ctx), func(tx store.Tx) error { return tx.UpdateMessage(ctx, &m) }); err != nil {
+		s.logger().Error("inbound message: recording it was dealt with", "message", m.ID, "error", err)
+	}
 }
 
 // numberOwner is the agent a text to number reaches: the agent the phone
@@ -175,14 +209,13 @@ type InboundAnswer struct {
 // unless the receiver takes over, replies: with the receiver's text, or
 // with one the model writes from the agent's SMS prompt (else its prompt)
 // and the thread (not for a disabled agent, which refuses calls too).
-// What stopped a reply is kept as the inbound message's errorMessage.
-func (s *Messages) answer(ctx context.Context, a model.Agent, m model.Message) {
+// It returns what stopped a reply (nil: answered, or taken over).
+func (s *Messages) answer(ctx context.Context, a model.Agent, m model.Message) error {
 	thread, err := store.Read(ctx, s.Store, func(tx store.Tx) ([]model.Message, error) {
 		return tx.ConversationMessages(ctx, m.OrgID, m.ConversationID, ThreadContext)
 	})
 	if err != nil {
-		s.logger().Error("inbound message: reading the thread", "message", m.ID, "error", err)
-		return
+		return fmt.Errorf("reading the thread: %w", err)
 	}
 	mc := a.Config.MessagingConfig
 	if mc == nil {
@@ -196,23 +229,21 @@ func (s *Messages) answer(ctx context.Context, a model.Agent, m model.Message) {
 		ans, forwarded := s.forward(ctx, url, a, m, thread)
 		switch {
 		case forwarded && ans.AutoReply != nil && !*ans.AutoReply:
-			return
+			return nil
 		case forwarded && ans.Reply != nil:
 			in.Body = opt.Value(*ans.Reply)
 		}
 	}
 	o := origin{conversationID: m.ConversationID}
 	if !in.Body.Present() && a.Status != model.AgentActive {
-		s.unanswered(ctx, m, errors.New("the agent is disabled"))
-		return
+		return errors.New("the agent is disabled")
 	}
 	if !in.Body.Present() {
 		in.Generate = opt.Value(true)
 		o.prompt, o.thread = replyPrompt(a, m), threadForModel(thread)
 	}
-	if _, err := s.send(ctx, m.OrgID, in, o); err != nil {
-		s.unanswered(ctx, m, err)
-	}
+	_, err = s.send(ctx, m.OrgID, in, o)
+	return err
 }
 
 // forward delivers the inbound_message webhook and reads the receiver's
@@ -242,16 +273,6 @@ func (s *Messages) forward(ctx context.Context, url string, a model.Agent, m mod
 		return InboundAnswer{}, true // not our shape: an acknowledgement
 	}
 	return ans, true
-}
-
-// unanswered records on the inbound message why no reply went out.
-func (s *Messages) unanswered(ctx context.Context, m model.Message, cause error) {
-	s.logger().Warn("inbound message not answered", "message", m.ID, "error", cause)
-	msg := "not answered: " + cause.Error()
-	m.ErrorMessage, m.UpdatedAt = &msg, model.Now()
-	if err := s.Store.Update(context.WithoutCancel(ctx), func(tx store.Tx) error { return tx.UpdateMessage(ctx, &m) }); err != nil {
-		s.logger().Error("inbound message: recording why it was not answered", "message", m.ID, "error", err)
-	}
 }
 
 // replyPrompt is the model's instructions for a reply: the agent's SMS

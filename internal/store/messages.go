@@ -18,9 +18,17 @@ type Messages interface {
 	// GetMessage is ErrNotFound for another organization's message.
 	GetMessage(ctx context.Context, orgID, id string) (model.Message, error)
 	// UpdateMessage writes Status, ProviderMessageID, ErrorMessage, Body
-	// (generation fills it) and UpdatedAt (now when unset) of the message
-	// found by OrgID and ID, and nothing else.
+	// (generation fills it), UpdatedAt (now when unset) and ReplyDueAt of
+	// the message found by OrgID and ID, and nothing else.
 	UpdateMessage(ctx context.Context, m *model.Message) error
+	// DueReplies returns, most overdue first, at most limit messages of any
+	// organization whose ReplyDueAt is at or before now (for the server
+	// sweeping replies that a stopped server owed).
+	DueReplies(ctx context.Context, now time.Time, limit int) ([]model.Message, error)
+	// ClaimReply sets the message's ReplyDueAt to until if it was due at or
+	// before now, and reports whether it did: of servers claiming one reply
+	// at once, one wins.
+	ClaimReply(ctx context.Context, orgID, id string, now, until time.Time) (bool, error)
 	// MessageByProviderID finds a message by the carrier's id (status
 	// callbacks carry only that); the newest one should the carrier reuse it.
 	MessageByProviderID(ctx context.Context, orgID, providerID string) (model.Message, error)

@@ -12,13 +12,13 @@ import (
 
 const messageColumns = "id, org_id, agent_id, agent_name, messaging_connection_id, call_id, conversation_id, " +
 	"channel, direction, from_number, to_number, body, status, provider_message_id, generated_by_llm, " +
-	"error_message, created_at, updated_at"
+	"error_message, created_at, updated_at, reply_due_at"
 
 func scanMessage(r rowScanner) (model.Message, error) {
 	var m model.Message
 	err := r.Scan(&m.ID, &m.OrgID, &m.AgentID, &m.AgentName, &m.MessagingConnectionID, &m.CallID, &m.ConversationID,
 		&m.Channel, &m.Direction, &m.FromNumber, &m.ToNumber, &m.Body, &m.Status, &m.ProviderMessageID, &m.GeneratedByLLM,
-		&m.ErrorMessage, timeDest{&m.CreatedAt}, timeDest{&m.UpdatedAt})
+		&m.ErrorMessage, timeDest{&m.CreatedAt}, timeDest{&m.UpdatedAt}, nullTimeDest{&m.ReplyDueAt})
 	return m, err
 }
 
@@ -50,10 +50,10 @@ func (t *tx) CreateMessage(ctx context.Context, m *model.Message) error {
 		return notFound("create message %s: organization %s, agent %v, call %v", m.ID, m.OrgID, m.AgentID, m.CallID)
 	}
 	_, err := t.exec(ctx, `INSERT INTO messages (`+messageColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		m.ID, m.OrgID, m.AgentID, m.AgentName, m.MessagingConnectionID, m.CallID, m.ConversationID,
 		m.Channel, m.Direction, m.FromNumber, m.ToNumber, m.Body, m.Status, m.ProviderMessageID, m.GeneratedByLLM,
-		m.ErrorMessage, t.time(m.CreatedAt), t.time(m.UpdatedAt))
+		m.ErrorMessage, t.time(m.CreatedAt), t.time(m.UpdatedAt), t.nullTime(m.ReplyDueAt))
 	if err != nil {
 		return t.fail(err, "create message %s", m.ID)
 	}
@@ -69,16 +69,47 @@ func (t *tx) GetMessage(ctx context.Context, orgID, id string) (model.Message, e
 }
 
 // UpdateMessage writes the fields that change after a message is created:
-// status, provider id, error, body and update time.
+// status, provider id, error, body, update time and reply due time.
 func (t *tx) UpdateMessage(ctx context.Context, m *model.Message) error {
 	if !uuids(m.OrgID) {
 		return notFound("update message %s", m.ID)
 	}
 	m.UpdatedAt = stamp(m.UpdatedAt)
+	if m.ReplyDueAt != nil {
+		due := stamp(*m.ReplyDueAt)
+		m.ReplyDueAt = &due
+	}
 	return t.change(ctx, "update message "+m.ID,
-		`UPDATE messages SET status = ?, provider_message_id = ?, error_message = ?, body = ?, updated_at = ?
+		`UPDATE messages SET status = ?, provider_message_id = ?, error_message = ?, body = ?, updated_at = ?, reply_due_at = ?
 		WHERE org_id = ? AND id = ?`,
-		m.Status, m.ProviderMessageID, m.ErrorMessage, m.Body, t.time(m.UpdatedAt), m.OrgID, m.ID)
+		m.Status, m.ProviderMessageID, m.ErrorMessage, m.Body, t.time(m.UpdatedAt), t.nullTime(m.ReplyDueAt), m.OrgID, m.ID)
+}
+
+// DueReplies returns, most overdue first, up to limit inbound messages of
+// any organization whose reply was due at or before now.
+func (t *tx) DueReplies(ctx context.Context, now time.Time, limit int) ([]model.Message, error) {
+	return all(ctx, t, scanMessage, "due replies",
+		`SELECT `+messageColumns+` FROM messages WHERE reply_due_at IS NOT NULL AND reply_due_at <= ?
+		ORDER BY reply_due_at, `+t.d.ByteOrder("id")+` LIMIT ?`, t.time(now), limit)
+}
+
+// ClaimReply moves an overdue reply's due time to until, so that only the
+// caller answers it; false when it was not due at now (another server
+// claimed it, or it was answered).
+func (t *tx) ClaimReply(ctx context.Context, orgID, id string, now, until time.Time) (bool, error) {
+	if !uuids(orgID) {
+		return false, nil
+	}
+	res, err := t.exec(ctx, `UPDATE messages SET reply_due_at = ?
+		WHERE org_id = ? AND id = ? AND reply_due_at IS NOT NULL AND reply_due_at <= ?`, t.time(until), orgID, id, t.time(now))
+	if err != nil {
+		return false, t.fail(err, "claim the reply to %s", id)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("claim the reply to %s: rows affected: %w", id, err)
+	}
+	return n == 1, nil
 }
 
 func (t *tx) MessageByProviderID(ctx context.Context, orgID, providerID string) (model.Message, error) {

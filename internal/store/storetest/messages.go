@@ -577,6 +577,45 @@ var messageTests = []test{
 		}
 		wantEqual(t, first, getMessage(t, b, b.org.ID, first.ID))
 	}},
+	{"DueReplies", func(t *testing.T, b *bundle) {
+		due := func(d *time.Time) func(*model.Message) {
+			return func(m *model.Message) { m.Direction, m.Status, m.ReplyDueAt = model.Inbound, model.MessageReceived, d }
+		}
+		t10, t5, t7 := at(10), at(5), at(7)
+		m1 := newMessage(t, b, b.org.ID, due(&t10))
+		m2 := newMessage(t, b, b.org.ID, due(&t5))
+		newMessage(t, b, b.org.ID, due(nil))
+		m4 := newMessage(t, b, b.other.ID, due(&t7))
+		dueAt := func(now time.Time, limit int) []string {
+			return messageIDs(read(t, b, func(tx store.Tx) ([]model.Message, error) { return tx.DueReplies(b.ctx, now, limit) }))
+		}
+		wantEqual(t, []string{m2.ID, m4.ID}, dueAt(at(8), 10))
+		wantEqual(t, []string{m2.ID}, dueAt(at(20), 1))
+		wantEqual(t, []string{}, dueAt(at(4), 10))
+		wantEqual(t, m2, getMessage(t, b, b.org.ID, m2.ID)) // ReplyDueAt round-trips
+		claim := func(org, id string, now, until time.Time) bool {
+			var ok bool
+			b.update(t, func(tx store.Tx) (err error) {
+				ok, err = tx.ClaimReply(b.ctx, org, id, now, until)
+				return err
+			})
+			return ok
+		}
+		if !claim(b.org.ID, m2.ID, at(8), at(100)) {
+			t.Fatal("an overdue reply was not claimed")
+		}
+		if claim(b.org.ID, m2.ID, at(8), at(100)) || claim(b.org.ID, m1.ID, at(8), at(100)) || claim(b.other.ID, m1.ID, at(20), at(100)) ||
+			claim("acme", m1.ID, at(20), at(100)) {
+			t.Fatal("claimed a reply that was claimed already, not yet due, or another organization's")
+		}
+		wantEqual(t, []string{m4.ID, m1.ID}, dueAt(at(20), 10))
+		wantEqual(t, at(100), *getMessage(t, b, b.org.ID, m2.ID).ReplyDueAt)
+		// Answered: nothing is owed any more.
+		m1.ReplyDueAt = nil
+		b.update(t, func(tx store.Tx) error { return tx.UpdateMessage(b.ctx, &m1) })
+		wantEqual(t, []string{m4.ID}, dueAt(at(20), 10))
+		wantEqual(t, []string{m4.ID, m2.ID}, dueAt(at(200), 10))
+	}},
 	{"DeleteAgentKeepsMessages", func(t *testing.T, b *bundle) {
 		// Its messages keep agentId and agentName, as its calls do.
 		folder := newFolder(t, b, b.org.ID)
