@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -142,5 +143,59 @@ func TestAgentTextsTheCallerOffline(t *testing.T) {
 	}
 	if want := []string{"assistant: " + address, "user: Thanks!"}; fmt.Sprint(history) != fmt.Sprint(want) {
 		t.Errorf("the model saw %q, want %q", history, want)
+	}
+}
+
+// SIGKILL while the agent is writing its reply to a text: the restarted
+// server answers the text (the reply was owed, not lost).
+func TestCrashKeepsInboundTexts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the binary")
+	}
+	var asked atomic.Int32
+	fake := llmtest.New(t, func(llmtest.Request) llmtest.Reply {
+		if asked.Add(1) == 1 {
+			return llmtest.Reply{Hang: true} // the first server dies here
+		}
+		return llmtest.Reply{Text: []string{"Yes, we are open until 10."}}
+	})
+	carrier := twiliotest.New(t, twiliotest.Options{})
+	bin := build(t)
+	env := []string{"PARLEY_DATA_DIR=" + t.TempDir()}
+	args := []string{"--llm-base-url", fake.URL, "--llm-api-key", "k"}
+	s := startServer(t, bin, env, args...)
+	key := s.key
+	conn := s.must(key, 201, "POST", "/v1/messaging-connections", map[string]any{"provider": "twilio", "accountSid": carrier.AccountSID,
+		"authToken": carrier.AuthToken, "baseUrl": carrier.URL, "fromNumber": "+14155550100"})["data"].(map[string]any)
+	s.must(key, 201, "POST", "/v1/agents", map[string]any{"name": "Desk", "promptTemplate": "You are the desk.", "messagingConnectionId": conn["id"]})
+	org := s.must(key, 200, "GET", "/v1/organization", nil)["data"].(map[string]any)["id"].(string)
+	inbound := func(s *server) string {
+		return "http://" + s.addr + "/v1/messaging-connections/" + conn["id"].(string) + "/inbound?org=" + org
+	}
+	if err := carrier.Inbound(context.Background(), inbound(s), "+14155550199", "+14155550100", "Are you open tonight?"); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the model asked for the reply", func() bool { return asked.Load() == 1 })
+	if err := s.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	s.cmd.Wait()
+
+	s = startServer(t, bin, env, args...)
+	var reply map[string]any
+	eventually(t, "the reply after the restart", func() bool {
+		l := s.must(key, 200, "GET", "/v1/messages?direction=OUTBOUND", nil)["data"].([]any)
+		if len(l) > 0 {
+			reply = l[0].(map[string]any)
+		}
+		return reply != nil
+	})
+	in := s.must(key, 200, "GET", "/v1/messages?direction=INBOUND", nil)["data"].([]any)
+	if len(in) != 1 || reply["body"] != "Yes, we are open until 10." || reply["status"] != "sent" || reply["toNumber"] != "+14155550199" ||
+		reply["conversationId"] != in[0].(map[string]any)["conversationId"] || in[0].(map[string]any)["errorMessage"] != nil {
+		t.Errorf("reply %v to %v", reply, in)
+	}
+	if sent := carrier.Messages(); len(sent) != 1 {
+		t.Errorf("the carrier was asked %d times", len(sent))
 	}
 }
