@@ -11,6 +11,7 @@ import (
 
 	"github.com/parley-voice/parley/internal/call"
 	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/sms"
 	"github.com/parley-voice/parley/internal/webhook"
 )
 
@@ -190,7 +191,7 @@ func TestContractWebhookBodies(t *testing.T) {
 		}
 		return ref.Value.VisitJSON(v, append(formatOptions(), openapi3.EnableJSONSchema2020(), openapi3.MultiErrors())...)
 	}
-	for _, name := range []string{"preCall", "postCall"} {
+	for _, name := range []string{"preCall", "postCall", "inboundMessage"} {
 		if item := c.doc.Webhooks[name]; item == nil || item.Post == nil {
 			t.Errorf("openapi.yaml has no webhooks/%s post operation", name)
 		}
@@ -207,6 +208,22 @@ func TestContractWebhookBodies(t *testing.T) {
 	withStatuses, _ := json.Marshal(call.NewRecord(fullCall(), false))
 	if visit("PostCallPayload", withStatuses) == nil {
 		t.Error("PostCallPayload accepts a record carrying its own webhook statuses")
+	}
+	inbound := model.Message{ID: model.NewMessageID(), OrgID: model.NewID(), ConversationID: "conv_1", Channel: model.ChannelSMS,
+		Direction: model.Inbound, FromNumber: "+14155550199", ToNumber: "+14155550100", Body: "hi", Status: model.MessageReceived,
+		CreatedAt: time.Now()}
+	agentID, agentName, sid, connID, callID, failure := model.NewID(), "Desk", "SM1", "mc_1", model.NewID(), "carrier error 30003"
+	inbound.AgentID, inbound.AgentName, inbound.ProviderMessageID, inbound.MessagingConnectionID = &agentID, &agentName, &sid, &connID
+	reply := inbound
+	reply.ID, reply.Direction, reply.Status, reply.CallID, reply.ErrorMessage, reply.GeneratedByLLM =
+		model.NewMessageID(), model.Outbound, model.MessageUndelivered, &callID, &failure, true
+	body, err := json.Marshal(sms.InboundPayload{Event: webhook.EventInboundMessage, AgentID: agentID, ConversationID: "conv_1",
+		Message: sms.NewRecord(inbound), Conversation: []sms.Record{sms.NewRecord(reply), sms.NewRecord(inbound)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := visit("InboundMessagePayload", body); err != nil {
+		t.Errorf("inbound_message body does not match InboundMessagePayload: %v\nbody: %s", err, body)
 	}
 	for _, dialed := range []string{"", model.NewID()} {
 		body, err := json.Marshal(webhook.PreCallPayload{AgentID: model.NewID(), FromNumber: "+14155550100", ToNumber: "+14155550101", DialedAgentID: dialed})
