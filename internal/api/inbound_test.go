@@ -537,3 +537,24 @@ func TestOwedRepliesAreTakenOver(t *testing.T) {
 		t.Errorf("%d replies", n)
 	}
 }
+
+// Carrier keywords (STOP, HELP, ...) are recorded and forwarded but not
+// answered: an opt-out must not get a reply, and the carrier answers the
+// others itself.
+func TestCarrierKeywordsAreNotAnswered(t *testing.T) {
+	b := newInboundBench(t, "Sure!")
+	b.createAgent(map[string]any{"messagingConnectionId": b.conn["id"]})
+	for _, body := range []string{"STOP", " stop. ", "Help", "unsubscribe"} {
+		b.text("+14155550199", "+14155550100", body)
+	}
+	b.text("+14155550199", "+14155550100", "Please stop calling me at work")
+	in, out := b.messages("INBOUND"), b.messages("OUTBOUND")
+	if len(out) != 1 || len(b.model.Requests()) != 1 {
+		t.Errorf("%d replies, %d model requests", len(out), len(b.model.Requests()))
+	}
+	for _, m := range in[:4] {
+		if !strings.Contains(fmt.Sprint(m["errorMessage"]), "carrier keyword") {
+			t.Errorf("%q: %v", m["body"], m["errorMessage"])
+		}
+	}
+}

@@ -238,6 +238,9 @@ func (s *Messages) answer(ctx context.Context, a model.Agent, m model.Message) e
 	if !in.Body.Present() && a.Status != model.AgentActive {
 		return errors.New("the agent is disabled")
 	}
+	if k, ok := carrierKeyword(m.Body); ok && !in.Body.Present() {
+		return fmt.Errorf("%s is a carrier keyword (opt-out, opt-in or help), which the carrier answers itself", k)
+	}
 	if !in.Body.Present() {
 		in.Generate = opt.Value(true)
 		o.prompt, o.thread = replyPrompt(a, m), threadForModel(thread)
@@ -285,6 +288,21 @@ func replyPrompt(a model.Agent, m model.Message) string {
 	}
 	vars := call.Merge(a.Config.DefaultVariables, call.SystemVariables(a, model.Inbound, m.FromNumber, m.ToNumber, time.Now()), nil)
 	return call.Render(template, vars) + fmt.Sprintf("\n\nYou are texting with %s. The conversation so far follows.", m.FromNumber)
+}
+
+// carrierKeywords are the texts carriers act on themselves (Twilio's
+// defaults, and the CTIA's): an opt-out the agent must not answer, an
+// opt-in or a help request the carrier answers.
+var carrierKeywords = map[string]bool{
+	"STOP": true, "STOPALL": true, "UNSUBSCRIBE": true, "CANCEL": true, "END": true, "QUIT": true, "OPTOUT": true, "REVOKE": true,
+	"START": true, "UNSTOP": true, "HELP": true, "INFO": true,
+}
+
+// carrierKeyword reports whether body is one of them alone (any case,
+// surrounding spaces and punctuation ignored).
+func carrierKeyword(body string) (string, bool) {
+	k := strings.ToUpper(strings.Trim(body, " \t\r\n.!"))
+	return k, carrierKeywords[k]
 }
 
 // threadForModel is the thread as the model's history: what the other
