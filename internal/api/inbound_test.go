@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/provider/llm/llmtest"
 	"github.com/parley-voice/parley/internal/provider/llm/openai"
@@ -31,6 +33,7 @@ type inboundBench struct {
 	model   *llmtest.Server
 	conn    map[string]any
 	url     string // the connection's inbound webhook URL
+	metrics *prometheus.Registry
 }
 
 func newInboundBench(t testing.TB, reply string) *inboundBench {
@@ -41,6 +44,8 @@ func newInboundBench(t testing.TB, reply string) *inboundBench {
 	m.LLM = openai.New(openai.Config{BaseURL: b.model.URL, APIKey: "k", Model: "m"})
 	m.Webhooks = webhook.New(webhook.Options{AllowPrivate: true})
 	m.Secret = b.server.Orgs.WebhookSecret
+	b.metrics = prometheus.NewRegistry()
+	m.Metrics = sms.NewMetrics(b.metrics)
 	b.conn = b.create("/v1/messaging-connections", map[string]any{"provider": "twilio", "accountSid": b.carrier.AccountSID,
 		"authToken": b.carrier.AuthToken, "fromNumber": "+14155550100", "baseUrl": b.carrier.URL})
 	org := b.must(http.StatusOK, "GET", "/v1/organization", nil).Data(t)["id"].(string)
@@ -65,6 +70,30 @@ func (b *inboundBench) messages(direction string) []map[string]any {
 		l[i], l[j] = l[j], l[i]
 	}
 	return l
+}
+
+// counted is the value of a messaging counter with the given labels.
+func (b *inboundBench) counted(name string, labels ...string) float64 {
+	b.t.Helper()
+	families, err := b.metrics.Gather()
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+	metrics:
+		for _, m := range f.GetMetric() {
+			for i, l := range m.GetLabel() {
+				if l.GetValue() != labels[i] {
+					continue metrics
+				}
+			}
+			return m.GetCounter().GetValue()
+		}
+	}
+	return 0
 }
 
 // roles is a model request's messages as "role: content" (the system
@@ -391,6 +420,23 @@ func TestInboundMessageForwarding(t *testing.T) {
 	in = b.messages("INBOUND")
 	if last := in[len(in)-1]; !strings.Contains(fmt.Sprint(last["errorMessage"]), "not answered") || len(b.messages("OUTBOUND")) != 4 {
 		t.Errorf("an empty reply: %v", last)
+	}
+	// What an operator sees: 5 texts in, 5 messages out (the customer's
+	// own through the API among them), and how each text was dealt with.
+	for _, c := range []struct {
+		name   string
+		labels []string
+		want   float64
+	}{
+		{"parley_messages_total", []string{"inbound", "received"}, 5},
+		{"parley_messages_total", []string{"outbound", "sent"}, 4},
+		{"parley_message_replies_total", []string{"taken_over"}, 1},
+		{"parley_message_replies_total", []string{"answered"}, 3},
+		{"parley_message_replies_total", []string{"not_answered"}, 1},
+	} {
+		if got := b.counted(c.name, c.labels...); got != c.want {
+			t.Errorf("%s%v = %v, want %v", c.name, c.labels, got, c.want)
+		}
 	}
 }
 

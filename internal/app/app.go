@@ -120,6 +120,7 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	hooks := webhook.New(webhook.Options{AllowPrivate: c.AllowPrivateWebhooks, Registerer: reg, Logger: log})
 	services.Messages.Webhooks, services.Messages.Secret, services.Messages.Logger = hooks, services.Orgs.WebhookSecret, log
+	services.Messages.Metrics = sms.NewMetrics(reg)
 	services.Recordings = &recording.Store{
 		Dir: filepath.Join(c.DataDir, "recordings"), PublicURL: publicURL(c), Key: box.Derive("recording-links"),
 	}

@@ -112,8 +112,12 @@ func (s *Messages) Receive(ctx context.Context, orgID, connID string, in Inbound
 			return tx.MessageByProviderID(ctx, orgID, in.MessageSID)
 		})
 	}
-	if err != nil || duplicate || agent == nil {
+	if err != nil || duplicate {
 		return m, err
+	}
+	s.Metrics.message("inbound", model.MessageReceived)
+	if agent == nil {
+		return m, nil
 	}
 	a := *agent
 	s.background(func(ctx context.Context) { s.handle(ctx, a, m) })
@@ -131,10 +135,22 @@ func (s *Messages) handle(ctx context.Context, a model.Agent, m model.Message) {
 	s.settle(ctx, m, cause)
 }
 
+// errTakenOver: the inboundWebhookUrl took the thread over.
+var errTakenOver = errors.New("taken over by the inboundWebhookUrl")
+
 // settle records an inbound message as dealt with: nothing owed, and
-// cause (when not nil) as why it was not answered.
+// cause (when not nil or errTakenOver) as why it was not answered.
 func (s *Messages) settle(ctx context.Context, m model.Message, cause error) {
 	m.ReplyDueAt, m.UpdatedAt = nil, model.Now()
+	switch {
+	case errors.Is(cause, errTakenOver):
+		s.Metrics.reply("taken_over")
+		cause = nil
+	case cause != nil:
+		s.Metrics.reply("not_answered")
+	default:
+		s.Metrics.reply("answered")
+	}
 	if cause != nil {
 		s.logger().Warn("inbound message not answered", "message", m.ID, "error", cause)
 		msg := "not answered: " + cause.Error()
@@ -209,7 +225,7 @@ type InboundAnswer struct {
 // unless the receiver takes over, replies: with the receiver's text, or
 // with one the model writes from the agent's SMS prompt (else its prompt)
 // and the thread (not for a disabled agent, which refuses calls too).
-// It returns what stopped a reply (nil: answered, or taken over).
+// It returns what stopped a reply (nil: answered; errTakenOver).
 func (s *Messages) answer(ctx context.Context, a model.Agent, m model.Message) error {
 	thread, err := store.Read(ctx, s.Store, func(tx store.Tx) ([]model.Message, error) {
 		return tx.ConversationMessages(ctx, m.OrgID, m.ConversationID, ThreadContext)
@@ -229,7 +245,7 @@ func (s *Messages) answer(ctx context.Context, a model.Agent, m model.Message) e
 		ans, forwarded := s.forward(ctx, url, a, m, thread)
 		switch {
 		case forwarded && ans.AutoReply != nil && !*ans.AutoReply:
-			return nil
+			return errTakenOver
 		case forwarded && ans.Reply != nil:
 			in.Body = opt.Value(*ans.Reply)
 		}

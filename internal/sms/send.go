@@ -61,6 +61,7 @@ type Messages struct {
 	Webhooks *webhook.Sender
 	Secret   func(ctx context.Context, orgID string) (string, error)
 	Logger   *slog.Logger
+	Metrics  *Metrics // nil: none
 
 	bg background
 }
@@ -200,6 +201,7 @@ func (s *Messages) send(ctx context.Context, orgID string, in SendInput, o origi
 	}
 	m.UpdatedAt = model.Now()
 	err = s.Store.Update(context.WithoutCancel(ctx), func(tx store.Tx) error { return tx.UpdateMessage(ctx, &m) })
+	s.Metrics.message("outbound", m.Status)
 	return m, err
 }
 
