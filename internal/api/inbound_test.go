@@ -585,22 +585,41 @@ func TestOwedRepliesAreTakenOver(t *testing.T) {
 }
 
 // Carrier keywords (STOP, HELP, ...) are recorded and forwarded but not
-// answered: an opt-out must not get a reply, and the carrier answers the
-// others itself.
-func TestCarrierKeywordsAreNotAnswered(t *testing.T) {
+// answered. An opt-out stops every text to the number through the
+// connection, replies and POST /messages alike (recorded failed, the
+// carrier never asked), until the number texts START.
+func TestCarrierKeywordsAndOptOuts(t *testing.T) {
 	b := newInboundBench(t, "Sure!")
-	b.createAgent(map[string]any{"messagingConnectionId": b.conn["id"]})
-	for _, body := range []string{"STOP", " stop. ", "Help", "unsubscribe"} {
+	a := b.createAgent(map[string]any{"messagingConnectionId": b.conn["id"], "messagingConfig": map[string]any{"fromNumber": "+14155550100"}})
+	b.text("+14155550199", "+14155550100", "Help")
+	b.text("+14155550199", "+14155550100", "What time is it?")
+	if out := b.messages("OUTBOUND"); len(out) != 1 || out[0]["status"] != "sent" {
+		t.Fatalf("HELP opted the number out: %v", out)
+	}
+	for _, body := range []string{" stop. ", "unsubscribe"} {
 		b.text("+14155550199", "+14155550100", body)
 	}
 	b.text("+14155550199", "+14155550100", "Please stop calling me at work")
+	sentBefore, asked := len(b.carrier.Messages()), len(b.model.Requests())
+	api := b.create("/v1/messages", map[string]any{"to": "+14155550199", "agentId": a["id"], "body": "Last chance!"})
+	b.create("/v1/messages", map[string]any{"to": "+14155550198", "agentId": a["id"], "body": "Hello other number"})
 	in, out := b.messages("INBOUND"), b.messages("OUTBOUND")
-	if len(out) != 1 || len(b.model.Requests()) != 1 {
-		t.Errorf("%d replies, %d model requests", len(out), len(b.model.Requests()))
-	}
-	for _, m := range in[:4] {
+	for _, m := range []map[string]any{in[0], in[2], in[3]} {
 		if !strings.Contains(fmt.Sprint(m["errorMessage"]), "carrier keyword") {
 			t.Errorf("%q: %v", m["body"], m["errorMessage"])
 		}
+	}
+	if len(out) != 4 || out[1]["status"] != "failed" || !strings.Contains(fmt.Sprint(out[1]["errorMessage"]), "opted out") ||
+		!strings.Contains(fmt.Sprint(out[1]["errorMessage"]), "UNSUBSCRIBE") || api["status"] != "failed" || out[3]["status"] != "sent" {
+		t.Errorf("after the opt-out: %v", out)
+	}
+	if n := len(b.carrier.Messages()) - sentBefore; n != 1 || asked != 1 || len(b.model.Requests()) != 1 {
+		t.Errorf("the carrier was asked %d more times (the other number's only), the model %d times", n, len(b.model.Requests()))
+	}
+	// START opts back in.
+	b.text("+14155550199", "+14155550100", "START")
+	b.text("+14155550199", "+14155550100", "Hi again")
+	if out := b.messages("OUTBOUND"); len(out) != 5 || out[4]["status"] != "sent" || out[4]["body"] != "Sure!" {
+		t.Errorf("after START: %v", out[len(out)-1])
 	}
 }

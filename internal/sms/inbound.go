@@ -105,6 +105,16 @@ func (s *Messages) Receive(ctx context.Context, orgID, connID string, in Inbound
 			m.AgentID, m.AgentName, m.ReplyDueAt = &agent.ID, &agent.Name, &due
 		}
 		m.ConversationID = s.conversation(ctx, tx, orgID, route{agent: agent}, in.From)
+		switch k, kind := carrierKeyword(in.Body); kind {
+		case keywordOptOut:
+			if err := tx.SetOptOut(ctx, orgID, conn.ID, in.From, k, now); err != nil {
+				return err
+			}
+		case keywordOptIn:
+			if err := tx.ClearOptOut(ctx, orgID, conn.ID, in.From); err != nil {
+				return err
+			}
+		}
 		return tx.CreateMessage(ctx, &m)
 	})
 	if errors.Is(err, store.ErrConflict) { // a retry recorded it first, between our read and write
@@ -254,8 +264,8 @@ func (s *Messages) answer(ctx context.Context, a model.Agent, m model.Message) e
 	if !in.Body.Present() && a.Status != model.AgentActive {
 		return errors.New("the agent is disabled")
 	}
-	if k, ok := carrierKeyword(m.Body); ok && !in.Body.Present() {
-		return fmt.Errorf("%s is a carrier keyword (opt-out, opt-in or help), which the carrier answers itself", k)
+	if k, kind := carrierKeyword(m.Body); kind != "" && !in.Body.Present() {
+		return fmt.Errorf("%s is a carrier keyword (%s), which the carrier answers itself", k, kind)
 	}
 	if !in.Body.Present() {
 		in.Generate = opt.Value(true)
@@ -306,17 +316,25 @@ func replyPrompt(a model.Agent, m model.Message) string {
 	return call.Render(template, vars) + fmt.Sprintf("\n\nYou are texting with %s. The conversation so far follows.", m.FromNumber)
 }
 
-// carrierKeywords are the texts carriers act on themselves (Twilio's
-// defaults, and the CTIA's): an opt-out the agent must not answer, an
-// opt-in or a help request the carrier answers.
-var carrierKeywords = map[string]bool{
-	"STOP": true, "STOPALL": true, "UNSUBSCRIBE": true, "CANCEL": true, "END": true, "QUIT": true, "OPTOUT": true, "REVOKE": true,
-	"START": true, "UNSTOP": true, "HELP": true, "INFO": true,
+// Carrier keywords: texts carriers act on themselves (Twilio's defaults,
+// and the CTIA's). An opt-out stops every text to the number through the
+// connection until an opt-in; the agent answers none of them (the carrier
+// answers opt-ins and help requests).
+const (
+	keywordOptOut = "opt-out"
+	keywordOptIn  = "opt-in"
+	keywordHelp   = "help"
+)
+
+var carrierKeywords = map[string]string{
+	"STOP": keywordOptOut, "STOPALL": keywordOptOut, "UNSUBSCRIBE": keywordOptOut, "CANCEL": keywordOptOut,
+	"END": keywordOptOut, "QUIT": keywordOptOut, "OPTOUT": keywordOptOut, "REVOKE": keywordOptOut,
+	"START": keywordOptIn, "UNSTOP": keywordOptIn, "HELP": keywordHelp, "INFO": keywordHelp,
 }
 
 // carrierKeyword reports whether body is one of them alone (any case,
-// surrounding spaces and punctuation ignored).
-func carrierKeyword(body string) (string, bool) {
+// surrounding spaces and punctuation ignored), and which kind.
+func carrierKeyword(body string) (keyword, kind string) {
 	k := strings.ToUpper(strings.Trim(body, " \t\r\n.!"))
 	return k, carrierKeywords[k]
 }

@@ -29,6 +29,14 @@ type Messages interface {
 	// before now, and reports whether it did: of servers claiming one reply
 	// at once, one wins.
 	ClaimReply(ctx context.Context, orgID, id string, now, until time.Time) (bool, error)
+	// SetOptOut records that number opted out of texts through the
+	// connection with keyword at at (again: the newest keyword and time).
+	SetOptOut(ctx context.Context, orgID, connID, number, keyword string, at time.Time) error
+	// ClearOptOut records that number opted back in; none is no error.
+	ClearOptOut(ctx context.Context, orgID, connID, number string) error
+	// OptOutKeyword is the keyword with which number opted out of the
+	// connection's texts; ErrNotFound when it has not.
+	OptOutKeyword(ctx context.Context, orgID, connID, number string) (string, error)
 	// MessageByProviderID finds a message by the carrier's id (status
 	// callbacks carry only that); the newest one should the carrier reuse it.
 	MessageByProviderID(ctx context.Context, orgID, providerID string) (model.Message, error)

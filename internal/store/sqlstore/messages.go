@@ -222,3 +222,45 @@ func (t *tx) CountMessagesSince(ctx context.Context, orgID, toNumber string, sin
 	}
 	return t.count(ctx, "count messages", query, args...)
 }
+
+// SetOptOut inserts or refreshes the number's opt-out of the connection; a
+// connection of another organization is ErrNotFound.
+func (t *tx) SetOptOut(ctx context.Context, orgID, connID, number, keyword string, at time.Time) error {
+	if !uuids(orgID) {
+		return notFound("opt-out of %s from %s", number, connID)
+	}
+	if _, err := t.GetMessagingConnection(ctx, orgID, connID); err != nil {
+		return err
+	}
+	_, err := t.exec(ctx, `INSERT INTO message_opt_outs (org_id, messaging_connection_id, number, keyword, created_at)
+		VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (org_id, messaging_connection_id, number) DO UPDATE SET keyword = excluded.keyword, created_at = excluded.created_at`,
+		orgID, connID, number, keyword, t.time(at))
+	if err != nil {
+		return t.fail(err, "opt-out of %s from %s", number, connID)
+	}
+	return nil
+}
+
+func (t *tx) ClearOptOut(ctx context.Context, orgID, connID, number string) error {
+	if !uuids(orgID) {
+		return nil
+	}
+	_, err := t.exec(ctx, `DELETE FROM message_opt_outs WHERE org_id = ? AND messaging_connection_id = ? AND number = ?`,
+		orgID, connID, number)
+	if err != nil {
+		return t.fail(err, "opt-in of %s to %s", number, connID)
+	}
+	return nil
+}
+
+func (t *tx) OptOutKeyword(ctx context.Context, orgID, connID, number string) (string, error) {
+	if !uuids(orgID) {
+		return "", notFound("opt-out of %s from %s", number, connID)
+	}
+	return get(ctx, t, func(r rowScanner) (string, error) {
+		var k string
+		return k, r.Scan(&k)
+	}, "opt-out of "+number+" from "+connID,
+		`SELECT keyword FROM message_opt_outs WHERE org_id = ? AND messaging_connection_id = ? AND number = ?`, orgID, connID, number)
+}

@@ -616,6 +616,40 @@ var messageTests = []test{
 		wantEqual(t, []string{m4.ID}, dueAt(at(20), 10))
 		wantEqual(t, []string{m4.ID, m2.ID}, dueAt(at(200), 10))
 	}},
+	{"OptOuts", func(t *testing.T, b *bundle) {
+		mc := newMessagingConnection(t, b, b.org.ID)
+		other := newMessagingConnection(t, b, b.org.ID)
+		keyword := func(org, conn, number string) (string, error) {
+			return store.Read(b.ctx, b.st, func(tx store.Tx) (string, error) { return tx.OptOutKeyword(b.ctx, org, conn, number) })
+		}
+		const number = "+15551110001"
+		_, err := keyword(b.org.ID, mc.ID, number)
+		wantIs(t, err, store.ErrNotFound)
+		b.update(t, func(tx store.Tx) error { return tx.SetOptOut(b.ctx, b.org.ID, mc.ID, number, "STOP", at(1)) })
+		b.update(t, func(tx store.Tx) error { return tx.SetOptOut(b.ctx, b.org.ID, mc.ID, number, "UNSUBSCRIBE", at(2)) })
+		if k, err := keyword(b.org.ID, mc.ID, number); err != nil || k != "UNSUBSCRIBE" {
+			t.Fatalf("keyword %q, %v", k, err)
+		}
+		// Per connection, per number, per organization.
+		for _, q := range [][3]string{{b.org.ID, other.ID, number}, {b.org.ID, mc.ID, "+15551110002"}, {b.other.ID, mc.ID, number}, {"acme", mc.ID, number}} {
+			_, err := keyword(q[0], q[1], q[2])
+			wantIs(t, err, store.ErrNotFound)
+		}
+		wantIs(t, b.st.Update(b.ctx, func(tx store.Tx) error { return tx.SetOptOut(b.ctx, b.other.ID, mc.ID, number, "STOP", at(3)) }), store.ErrNotFound)
+		b.update(t, func(tx store.Tx) error { return tx.ClearOptOut(b.ctx, b.other.ID, mc.ID, number) })
+		if _, err := keyword(b.org.ID, mc.ID, number); err != nil {
+			t.Fatal("another organization's opt-in cleared it")
+		}
+		b.update(t, func(tx store.Tx) error { return tx.ClearOptOut(b.ctx, b.org.ID, mc.ID, number) })
+		b.update(t, func(tx store.Tx) error { return tx.ClearOptOut(b.ctx, b.org.ID, mc.ID, number) }) // none: no error
+		_, err = keyword(b.org.ID, mc.ID, number)
+		wantIs(t, err, store.ErrNotFound)
+		// Deleting the connection deletes its opt-outs.
+		b.update(t, func(tx store.Tx) error { return tx.SetOptOut(b.ctx, b.org.ID, other.ID, number, "STOP", at(4)) })
+		b.update(t, func(tx store.Tx) error { return tx.DeleteMessagingConnection(b.ctx, b.org.ID, other.ID) })
+		_, err = keyword(b.org.ID, other.ID, number)
+		wantIs(t, err, store.ErrNotFound)
+	}},
 	{"DeleteAgentKeepsMessages", func(t *testing.T, b *bundle) {
 		// Its messages keep agentId and agentName, as its calls do.
 		folder := newFolder(t, b, b.org.ID)

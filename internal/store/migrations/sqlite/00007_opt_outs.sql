@@ -1,0 +1,17 @@
+-- Numbers that texted an opt-out keyword (STOP, ...) to a messaging
+-- connection: nothing more is sent to them through it until they opt back
+-- in (START). The SQLite twin of postgres/00007_opt_outs.sql. Deleting the
+-- connection, or the organization, deletes its opt-outs.
+
+-- +goose Up
+CREATE TABLE message_opt_outs (
+    org_id                  TEXT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+    messaging_connection_id TEXT NOT NULL REFERENCES messaging_connections (id) ON DELETE CASCADE,
+    number                  TEXT NOT NULL,
+    keyword                 TEXT NOT NULL,
+    created_at              TEXT NOT NULL,
+    PRIMARY KEY (org_id, messaging_connection_id, number)
+) STRICT;
+
+-- +goose Down
+DROP TABLE message_opt_outs;
