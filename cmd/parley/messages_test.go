@@ -116,6 +116,9 @@ func TestAgentTextsTheCallerOffline(t *testing.T) {
 	// The caller texts back; the agent answers in the same thread.
 	org := a.do("GET", "/organization", "", 200)["id"].(string)
 	inbound := "http://" + srv.addr + "/v1/messaging-connections/" + conn["id"].(string) + "/inbound?org=" + org
+	if conn["inboundUrl"] != inbound {
+		t.Errorf("the connection's inboundUrl is %v, want %s", conn["inboundUrl"], inbound)
+	}
 	if err := carrier.Inbound(context.Background(), inbound, "+15550001000", "+15551230001", "Thanks!"); err != nil {
 		t.Fatal(err)
 	}

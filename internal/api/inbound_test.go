@@ -50,6 +50,9 @@ func newInboundBench(t testing.TB, reply string) *inboundBench {
 		"authToken": b.carrier.AuthToken, "fromNumber": "+14155550100", "baseUrl": b.carrier.URL})
 	org := b.must(http.StatusOK, "GET", "/v1/organization", nil).Data(t)["id"].(string)
 	b.url = b.srv.URL + "/v1/messaging-connections/" + b.conn["id"].(string) + "/inbound?org=" + org
+	if b.conn["inboundUrl"] != b.url {
+		t.Fatalf("the connection's inboundUrl is %v, want %s", b.conn["inboundUrl"], b.url)
+	}
 	return b
 }
 

@@ -138,7 +138,7 @@ func TestPhoneNumbers(t *testing.T) {
 func TestMessagingConnections(t *testing.T) {
 	e := newEnv(t)
 	c := e.create("/v1/messaging-connections", map[string]any{"provider": "twilio", "accountSid": "AC123", "authToken": "tok-s3cret", "fromNumber": "+14155550100", "name": "Main"})
-	if c["baseUrl"] != "https://api.twilio.com" || c["authTokenSet"] != true || !strings.HasPrefix(c["id"].(string), "mc_") {
+	if c["baseUrl"] != "https://api.twilio.com" || c["authTokenSet"] != true || c["inboundUrl"] != nil || !strings.HasPrefix(c["id"].(string), "mc_") {
 		t.Errorf("connection = %v", c)
 	}
 	if strings.Contains(string(e.do("GET", "/v1/messaging-connections/"+c["id"].(string), nil).Body), "tok-s3cret") {

@@ -76,9 +76,9 @@ func (s *Server) routes() []route {
 		h("PATCH /v1/phone-numbers/{id}", updateHandler(s.PhoneNumbers.Update, presentPhoneNumber)),
 		h("DELETE /v1/phone-numbers/{id}", deleteHandler(uuidPath, s.PhoneNumbers.Delete)),
 
-		h("POST /v1/messaging-connections", createHandler(s.MessagingConnections.Create, presentMessagingConnection)),
-		list("GET /v1/messaging-connections", listHandler(s.MessagingConnections.List, presentMessagingConnection)),
-		h("GET /v1/messaging-connections/{id}", getHandler(pathConnectionID, s.MessagingConnections.Get, presentMessagingConnection)),
+		h("POST /v1/messaging-connections", createHandler(s.MessagingConnections.Create, s.presentMessagingConnection)),
+		list("GET /v1/messaging-connections", listHandler(s.MessagingConnections.List, s.presentMessagingConnection)),
+		h("GET /v1/messaging-connections/{id}", getHandler(pathConnectionID, s.MessagingConnections.Get, s.presentMessagingConnection)),
 		h("DELETE /v1/messaging-connections/{id}", deleteHandler(pathConnectionID, s.MessagingConnections.Delete)),
 
 		h("POST /v1/knowledge-bases", createHandler(s.KnowledgeBases.CreateDetail, withSources)),

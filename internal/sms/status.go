@@ -16,6 +16,15 @@ func statusPath(orgID, connID string) string {
 	return "/v1/messaging-connections/" + url.PathEscape(connID) + "/status?org=" + url.QueryEscape(orgID)
 }
 
+// InboundURL is where the carrier posts the texts a connection's numbers
+// receive ("" when the public URL is unknown).
+func (s *Messages) InboundURL(c model.MessagingConnection) string {
+	if s.PublicURL == "" {
+		return ""
+	}
+	return s.PublicURL + "/v1/messaging-connections/" + url.PathEscape(c.ID) + "/inbound?org=" + url.QueryEscape(c.OrgID)
+}
+
 // CallbackToken returns the auth token of a connection, which signs its
 // carrier's callbacks (X-Twilio-Signature).
 func (s *Messages) CallbackToken(ctx context.Context, orgID, connID string) (string, error) {
