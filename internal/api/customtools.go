@@ -42,11 +42,7 @@ func (s *Server) listCustomTools(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	out := make([]toolJSON, len(tools))
-	for i, t := range tools {
-		out[i] = presentTool(t)
-	}
-	writeData(w, http.StatusOK, out)
+	writeData(w, http.StatusOK, mapSlice(tools, presentTool))
 }
 
 func (s *Server) createCustomTool(w http.ResponseWriter, r *http.Request) {

@@ -41,10 +41,7 @@ func presentKnowledgeBase(kb model.KnowledgeBase) knowledgeBaseJSON {
 // sources included.
 func withSources(d knowledge.Detail) knowledgeBaseJSON {
 	out := presentKnowledgeBase(d.KnowledgeBase)
-	sources := make([]sourceJSON, len(d.Sources))
-	for i, s := range d.Sources {
-		sources[i] = presentSource(s)
-	}
+	sources := mapSlice(d.Sources, presentSource)
 	out.Sources = &sources
 	return out
 }
@@ -83,19 +80,11 @@ func (s *Server) listSources(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	out := make([]sourceJSON, len(sources))
-	for i, src := range sources {
-		out[i] = presentSource(src)
-	}
-	writeData(w, http.StatusOK, out)
+	writeData(w, http.StatusOK, mapSlice(sources, presentSource))
 }
 
 func (s *Server) getSource(w http.ResponseWriter, r *http.Request) {
-	kbID, ok := pathID(w, r, "id")
-	if !ok {
-		return
-	}
-	id, ok := pathID(w, r, "sourceId")
+	kbID, id, ok := sourcePath(w, r)
 	if !ok {
 		return
 	}
@@ -108,11 +97,7 @@ func (s *Server) getSource(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) deleteSource(w http.ResponseWriter, r *http.Request) {
-	kbID, ok := pathID(w, r, "id")
-	if !ok {
-		return
-	}
-	id, ok := pathID(w, r, "sourceId")
+	kbID, id, ok := sourcePath(w, r)
 	if !ok {
 		return
 	}
@@ -121,6 +106,16 @@ func (s *Server) deleteSource(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeNoContent(w)
+}
+
+// sourcePath reads the base and source ids of
+// /knowledge-bases/{id}/sources/{sourceId}.
+func sourcePath(w http.ResponseWriter, r *http.Request) (kbID, sourceID string, ok bool) {
+	if kbID, ok = pathID(w, r, "id"); !ok {
+		return "", "", false
+	}
+	sourceID, ok = pathID(w, r, "sourceId")
+	return kbID, sourceID, ok
 }
 
 func (s *Server) queryKnowledgeBase(w http.ResponseWriter, r *http.Request) {
