@@ -3,13 +3,17 @@
 // request field it is about) in an error answer of OpenAI's API or of the
 // servers that copy it, [Shorten] makes text from the network fit an error
 // message, and [Redact] scrubs the caller's key, and anything that looks
-// like an API key, from it. What an answer means (which error kind a
-// status and message are) stays with each provider.
+// like an API key, from it; [BrokeOff] explains a request that got no
+// answer. What an answer means (which error kind a status and message are)
+// stays with each provider.
 package apierr
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/url"
 	"regexp"
 	"strings"
 )
@@ -101,4 +105,22 @@ func Redact(msg, key string) string {
 		}
 	}
 	return strings.Join(words, " ")
+}
+
+// BrokeOff explains a request that got no complete answer: the caller's
+// cancel (ctx's error, after prefix), the cause the client's own run
+// context was ended with when it is of kind unavailable (a timeout the
+// client set), or else the network, as unavailable. The request URL, the
+// configured endpoint, is left out: it says what failed, not where.
+func BrokeOff(ctx, run context.Context, err error, prefix string, unavailable error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("%s: %w", prefix, ctx.Err())
+	}
+	if cause := context.Cause(run); errors.Is(cause, unavailable) {
+		return cause
+	}
+	if ue, ok := errors.AsType[*url.Error](err); ok {
+		err = ue.Err
+	}
+	return fmt.Errorf("%w: %w", unavailable, err)
 }

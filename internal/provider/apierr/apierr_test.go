@@ -1,6 +1,10 @@
 package apierr
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -81,4 +85,26 @@ func FuzzParse(f *testing.F) {
 			t.Errorf("key in %q", msg)
 		}
 	})
+}
+
+func TestBrokeOff(t *testing.T) {
+	unavailable := errors.New("unavailable")
+	netErr := &url.Error{Op: "Post", URL: "https://secret.example/v1", Err: errors.New("connection refused")}
+
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := BrokeOff(cancelled, context.Background(), netErr, "openai tts", unavailable); !errors.Is(err, context.Canceled) ||
+		err.Error() != "openai tts: context canceled" {
+		t.Errorf("the caller's cancel: %v", err)
+	}
+	timedOut := fmt.Errorf("%w: no answer within 1s", unavailable)
+	run, stop := context.WithCancelCause(context.Background())
+	stop(timedOut)
+	if err := BrokeOff(context.Background(), run, netErr, "x", unavailable); err != timedOut {
+		t.Errorf("the client's timeout: %v", err)
+	}
+	err := BrokeOff(context.Background(), context.Background(), netErr, "x", unavailable)
+	if !errors.Is(err, unavailable) || err.Error() != "unavailable: connection refused" {
+		t.Errorf("the network: %v (the URL must not show)", err)
+	}
 }

@@ -173,7 +173,7 @@ func (e *Embedder) post(ctx context.Context, texts []string, dim int) ([][]float
 	}
 	resp, err := e.http.Do(req)
 	if err != nil {
-		return nil, e.failed(ctx, run, err)
+		return nil, failed(ctx, run, err)
 	}
 	defer resp.Body.Close()
 	limit := int64(maxError)
@@ -182,7 +182,7 @@ func (e *Embedder) post(ctx context.Context, texts []string, dim int) ([][]float
 	}
 	reply, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
-		return nil, e.failed(ctx, run, err)
+		return nil, failed(ctx, run, err)
 	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, statusError(resp.StatusCode, apierr.Parse(reply), e.key)
@@ -197,18 +197,8 @@ func (e *Embedder) post(ctx context.Context, texts []string, dim int) ([][]float
 	return vecs, nil
 }
 
-// failed explains a request that got no complete answer: the caller's
-// cancel, the timeout, or the network.
-func (e *Embedder) failed(ctx, run context.Context, err error) error {
-	if ctx.Err() != nil {
-		return fmt.Errorf("openai embed: %w", ctx.Err())
-	}
-	if cause := context.Cause(run); errors.Is(cause, embed.ErrUnavailable) {
-		return cause
-	}
-	if ue, ok := errors.AsType[*url.Error](err); ok {
-		// The URL is the configured endpoint: say what failed, not where.
-		err = ue.Err
-	}
-	return fmt.Errorf("%w: %w", embed.ErrUnavailable, err)
+// failed explains a request that broke off: the caller's cancel, a
+// timeout, or the network.
+func failed(ctx, run context.Context, err error) error {
+	return apierr.BrokeOff(ctx, run, err, "openai embed", embed.ErrUnavailable)
 }

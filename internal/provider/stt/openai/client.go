@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -122,12 +120,12 @@ func (r *Recognizer) Transcribe(ctx context.Context, pcm []int16, rate int, lang
 	}
 	resp, err := r.http.Do(req)
 	if err != nil {
-		return res, r.failed(ctx, run, err)
+		return res, failed(ctx, run, err)
 	}
 	defer resp.Body.Close()
 	reply, err := io.ReadAll(io.LimitReader(resp.Body, maxReply))
 	if err != nil {
-		return res, r.failed(ctx, run, err)
+		return res, failed(ctx, run, err)
 	}
 	if resp.StatusCode != http.StatusOK {
 		return res, statusError(resp.StatusCode, apierr.Parse(reply), r.key)
@@ -140,18 +138,8 @@ func (r *Recognizer) Transcribe(ctx context.Context, pcm []int16, rate int, lang
 	return res, nil
 }
 
-// failed explains a request that got no complete answer: the caller's
-// cancel, the timeout, or the network.
-func (r *Recognizer) failed(ctx, run context.Context, err error) error {
-	if ctx.Err() != nil {
-		return fmt.Errorf("openai stt: %w", ctx.Err())
-	}
-	if cause := context.Cause(run); errors.Is(cause, stt.ErrUnavailable) {
-		return cause
-	}
-	if ue, ok := errors.AsType[*url.Error](err); ok {
-		// The URL is the configured endpoint: say what failed, not where.
-		err = ue.Err
-	}
-	return fmt.Errorf("%w: %w", stt.ErrUnavailable, err)
+// failed explains a request that broke off: the caller's cancel, a
+// timeout, or the network.
+func failed(ctx, run context.Context, err error) error {
+	return apierr.BrokeOff(ctx, run, err, "openai stt", stt.ErrUnavailable)
 }

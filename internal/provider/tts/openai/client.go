@@ -9,7 +9,6 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -170,17 +169,7 @@ func (s *Synthesizer) Synthesize(ctx context.Context, r tts.Request, rate int, o
 // failed explains a request that broke off: the caller's cancel, a
 // timeout, or the network.
 func failed(ctx, run context.Context, err error) error {
-	if ctx.Err() != nil {
-		return fmt.Errorf("openai tts: %w", ctx.Err())
-	}
-	if cause := context.Cause(run); errors.Is(cause, tts.ErrUnavailable) {
-		return cause
-	}
-	if ue, ok := errors.AsType[*url.Error](err); ok {
-		// The URL is the configured endpoint: say what failed, not where.
-		err = ue.Err
-	}
-	return fmt.Errorf("%w: %w", tts.ErrUnavailable, err)
+	return apierr.BrokeOff(ctx, run, err, "openai tts", tts.ErrUnavailable)
 }
 
 // duration is how long n samples last at rate.
