@@ -3,7 +3,8 @@
 // request field it is about) in an error answer of OpenAI's API or of the
 // servers that copy it, [Shorten] makes text from the network fit an error
 // message, and [Redact] scrubs the caller's key, and anything that looks
-// like an API key, from it; [BrokeOff] explains a request that got no
+// like an API key, from it; [Describe] words an error answer;
+// [BrokeOff] explains a request that got no
 // answer. What an answer means (which error kind a status and message are)
 // stays with each provider.
 package apierr
@@ -13,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
@@ -123,4 +125,18 @@ func BrokeOff(ctx, run context.Context, err error, prefix string, unavailable er
 		err = ue.Err
 	}
 	return fmt.Errorf("%w: %w", unavailable, err)
+}
+
+// Describe words an error answer for an error message: the status, "key
+// refused" when it is 401 or 403, and the server's message with key (and
+// anything like a key) scrubbed.
+func Describe(status int, e Error, key string) string {
+	text := strings.TrimSpace(fmt.Sprintf("%d %s", status, http.StatusText(status)))
+	if status == http.StatusUnauthorized || status == http.StatusForbidden {
+		text += ": key refused"
+	}
+	if msg := Redact(e.Message, key); msg != "" {
+		text += ": " + msg
+	}
+	return text
 }

@@ -108,3 +108,20 @@ func TestBrokeOff(t *testing.T) {
 		t.Errorf("the network: %v (the URL must not show)", err)
 	}
 }
+
+func TestDescribe(t *testing.T) {
+	for _, tc := range []struct {
+		status int
+		e      Error
+		want   string
+	}{
+		{401, Error{Message: "Incorrect API key provided: sk-abc123."}, "401 Unauthorized: key refused: Incorrect API key provided: [redacted]"},
+		{403, Error{}, "403 Forbidden: key refused"},
+		{400, Error{Message: "bad voice k-1"}, "400 Bad Request: bad voice [redacted]"},
+		{599, Error{}, "599"},
+	} {
+		if got := Describe(tc.status, tc.e, "k-1"); got != tc.want {
+			t.Errorf("Describe(%d, %+v) = %q, want %q", tc.status, tc.e, got, tc.want)
+		}
+	}
+}

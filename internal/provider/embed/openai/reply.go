@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/parley-voice/parley/internal/provider/apierr"
 	"github.com/parley-voice/parley/internal/provider/embed"
@@ -73,19 +72,12 @@ func parseReply(body []byte, n, dim int) ([][]float32, error) {
 // the server's message.
 func statusError(status int, e apierr.Error, key string) error {
 	kind := embed.ErrUnavailable
-	note := ""
-	switch {
-	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		note = "key refused"
-	case status == http.StatusRequestTimeout || status == http.StatusTooManyRequests:
-	case status >= 400 && status < 500:
-		kind = embed.ErrRejected
-	}
-	text := strings.TrimSpace(fmt.Sprintf("%d %s", status, http.StatusText(status)))
-	for _, s := range []string{note, apierr.Redact(e.Message, key)} {
-		if s != "" {
-			text += ": " + s
+	switch status {
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusRequestTimeout, http.StatusTooManyRequests:
+	default:
+		if status >= 400 && status < 500 {
+			kind = embed.ErrRejected
 		}
 	}
-	return fmt.Errorf("%w: %s", kind, text)
+	return fmt.Errorf("%w: %s", kind, apierr.Describe(status, e, key))
 }

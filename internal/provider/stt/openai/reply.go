@@ -29,21 +29,12 @@ func parseTranscript(body []byte) (string, error) {
 // the server's message.
 func statusError(status int, e apierr.Error, key string) error {
 	kind := stt.ErrUnavailable
-	note := ""
 	switch {
-	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		note = "key refused"
 	case status == http.StatusRequestEntityTooLarge:
 		kind = stt.ErrAudioTooLong
 	case (status == http.StatusBadRequest || status == http.StatusUnprocessableEntity) &&
 		(e.Param == "language" || strings.Contains(strings.ToLower(e.Message), "language")):
 		kind = stt.ErrLanguage
 	}
-	text := fmt.Sprintf("%d %s", status, http.StatusText(status))
-	for _, s := range []string{note, apierr.Redact(e.Message, key)} {
-		if s != "" {
-			text += ": " + s
-		}
-	}
-	return fmt.Errorf("%w: %s", kind, text)
+	return fmt.Errorf("%w: %s", kind, apierr.Describe(status, e, key))
 }

@@ -13,23 +13,14 @@ import (
 // the server's message.
 func statusError(status int, e apierr.Error, key string) error {
 	kind := tts.ErrUnavailable
-	note := ""
 	msg := strings.ToLower(e.Message)
 	refused := status == http.StatusBadRequest || status == http.StatusNotFound || status == http.StatusUnprocessableEntity
 	switch {
-	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		note = "key refused"
 	case refused && (e.Param == "voice" || strings.Contains(msg, "voice")):
 		kind = tts.ErrUnknownVoice
 	case refused && (e.Param == "input" || strings.Contains(msg, "input")) &&
 		(strings.Contains(msg, "long") || strings.Contains(msg, "at most") || strings.Contains(msg, "maximum")):
 		kind = tts.ErrTextTooLong
 	}
-	text := fmt.Sprintf("%d %s", status, http.StatusText(status))
-	for _, s := range []string{note, apierr.Redact(e.Message, key)} {
-		if s != "" {
-			text += ": " + s
-		}
-	}
-	return fmt.Errorf("%w: %s", kind, text)
+	return fmt.Errorf("%w: %s", kind, apierr.Describe(status, e, key))
 }
