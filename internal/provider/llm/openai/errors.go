@@ -9,11 +9,11 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strings"
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 
+	"github.com/parley-voice/parley/internal/provider/apierr"
 	"github.com/parley-voice/parley/internal/provider/llm"
 )
 
@@ -83,11 +83,7 @@ func errorMessage(body []byte) string {
 			return v.Detail
 		}
 	}
-	s := strings.Join(strings.Fields(string(body)), " ")
-	if len(s) > 200 {
-		s = s[:200] + "..."
-	}
-	return s
+	return apierr.Shorten(string(body))
 }
 
 // explain turns a failed stream's error into one wrapping an llm error

@@ -11,6 +11,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/parley-voice/parley/internal/provider/apierr"
 	"github.com/parley-voice/parley/internal/provider/stt"
 )
 
@@ -48,7 +49,7 @@ func handshakeError(resp *http.Response, err error, language, model, key string)
 // the body's text, shortened.
 func refusal(resp *http.Response) string {
 	if h := strings.TrimSpace(resp.Header.Get("dg-error")); h != "" {
-		return shorten(h)
+		return apierr.Shorten(h)
 	}
 	if resp.Body == nil {
 		return ""
@@ -62,11 +63,11 @@ func refusal(resp *http.Response) string {
 	if json.Unmarshal(body, &v) == nil {
 		for _, m := range []string{v.ErrMsg, v.Message, v.Reason} {
 			if m != "" {
-				return shorten(m)
+				return apierr.Shorten(m)
 			}
 		}
 	}
-	return shorten(string(body))
+	return apierr.Shorten(string(body))
 }
 
 // endError explains how the connection ended, from the reader's error and
@@ -75,7 +76,7 @@ func refusal(resp *http.Response) string {
 func endError(end error, described, requestID string) error {
 	suffix := ""
 	if described != "" {
-		suffix += ": " + shorten(described)
+		suffix += ": " + apierr.Shorten(described)
 	}
 	suffix += requestSuffix(requestID)
 	var ce websocket.CloseError
@@ -109,13 +110,4 @@ func redact(s, key string) string {
 		return s
 	}
 	return strings.ReplaceAll(s, key, "[key]")
-}
-
-// shorten collapses whitespace and cuts s to 200 bytes.
-func shorten(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 200 {
-		s = strings.ToValidUTF8(s[:200], "") + "..."
-	}
-	return s
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/parley-voice/parley/internal/provider/apierr"
 	"github.com/parley-voice/parley/internal/provider/tts"
 )
 
@@ -119,11 +120,7 @@ func bodyMessage(body []byte) (kind, msg string) {
 			return scalar(v.Error), v.Message
 		}
 	}
-	s := strings.Join(strings.Fields(strings.ToValidUTF8(string(body), "")), " ")
-	if len(s) > 200 {
-		s = strings.ToValidUTF8(s[:200], "") + "..."
-	}
-	return "", s
+	return "", apierr.Shorten(string(body))
 }
 
 // unreachable explains a dial that got no HTTP answer.
