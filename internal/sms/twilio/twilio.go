@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/parley-voice/parley/internal/httpclient"
 	"github.com/parley-voice/parley/internal/invalid"
 )
 
@@ -56,12 +57,11 @@ type Config struct {
 // Client sends text messages through a Twilio-compatible Messages API. It
 // is safe for concurrent use.
 type Client struct {
-	endpoint  string
-	sid       string
-	token     string
-	timeout   time.Duration
-	http      *http.Client
-	transport *http.Transport // ours, when Config.HTTPClient was nil
+	endpoint string
+	sid      string
+	token    string
+	timeout  time.Duration
+	http     httpclient.Client
 }
 
 // New returns a Client for c. It refuses a missing account SID or auth
@@ -87,14 +87,10 @@ func New(c Config) (*Client, error) {
 		sid:     c.AccountSID,
 		token:   c.AuthToken,
 		timeout: c.Timeout,
-		http:    c.HTTPClient,
+		http:    httpclient.Or(c.HTTPClient),
 	}
 	if cl.timeout <= 0 {
 		cl.timeout = DefaultTimeout
-	}
-	if cl.http == nil {
-		cl.transport = http.DefaultTransport.(*http.Transport).Clone()
-		cl.http = &http.Client{Transport: cl.transport}
 	}
 	return cl, nil
 }
@@ -102,9 +98,7 @@ func New(c Config) (*Client, error) {
 // Close releases idle connections of the Client's own HTTP client (none
 // when Config.HTTPClient was given). The Client stays usable.
 func (c *Client) Close() {
-	if c.transport != nil {
-		c.transport.CloseIdleConnections()
-	}
+	c.http.CloseIdle()
 }
 
 // Send is one outbound message.

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/parley-voice/parley/internal/httpclient"
 	"github.com/parley-voice/parley/internal/provider/apierr"
 	"github.com/parley-voice/parley/internal/provider/embed"
 )
@@ -68,8 +69,7 @@ type Embedder struct {
 	dimensions int
 	batch      int
 	timeout    time.Duration
-	http       *http.Client
-	transport  *http.Transport // ours, when Config.HTTPClient was nil
+	http       httpclient.Client
 }
 
 var _ embed.Embedder = (*Embedder)(nil)
@@ -97,7 +97,7 @@ func New(c Config) (*Embedder, error) {
 		dimensions: c.Dimensions,
 		batch:      min(c.BatchSize, MaxBatchSize),
 		timeout:    c.Timeout,
-		http:       c.HTTPClient,
+		http:       httpclient.Or(c.HTTPClient),
 	}
 	if e.batch <= 0 {
 		e.batch = DefaultBatchSize
@@ -105,19 +105,13 @@ func New(c Config) (*Embedder, error) {
 	if e.timeout <= 0 {
 		e.timeout = DefaultTimeout
 	}
-	if e.http == nil {
-		e.transport = http.DefaultTransport.(*http.Transport).Clone()
-		e.http = &http.Client{Transport: e.transport}
-	}
 	return e, nil
 }
 
 // Close releases idle connections of the Embedder's own HTTP client (none
 // when Config.HTTPClient was given). The Embedder stays usable.
 func (e *Embedder) Close() {
-	if e.transport != nil {
-		e.transport.CloseIdleConnections()
-	}
+	e.http.CloseIdle()
 }
 
 // Embed implements embed.Embedder.

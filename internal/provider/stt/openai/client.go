@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/parley-voice/parley/internal/httpclient"
 	"github.com/parley-voice/parley/internal/provider/apierr"
 	"github.com/parley-voice/parley/internal/provider/stt"
 )
@@ -48,12 +49,11 @@ type Config struct {
 // Recognizer transcribes utterances with an OpenAI-compatible
 // transcription API. It is safe for concurrent use.
 type Recognizer struct {
-	endpoint  string
-	key       string
-	model     string
-	timeout   time.Duration
-	http      *http.Client
-	transport *http.Transport // ours, when Config.HTTPClient was nil
+	endpoint string
+	key      string
+	model    string
+	timeout  time.Duration
+	http     httpclient.Client
 }
 
 var _ stt.Recognizer = (*Recognizer)(nil)
@@ -65,14 +65,10 @@ func New(c Config) *Recognizer {
 		key:      c.APIKey,
 		model:    cmp.Or(c.Model, DefaultModel),
 		timeout:  c.Timeout,
-		http:     c.HTTPClient,
+		http:     httpclient.Or(c.HTTPClient),
 	}
 	if r.timeout <= 0 {
 		r.timeout = DefaultTimeout
-	}
-	if r.http == nil {
-		r.transport = http.DefaultTransport.(*http.Transport).Clone()
-		r.http = &http.Client{Transport: r.transport}
 	}
 	return r
 }
@@ -80,9 +76,7 @@ func New(c Config) *Recognizer {
 // Close releases idle connections of the Recognizer's own HTTP client (none
 // when Config.HTTPClient was given). The Recognizer stays usable.
 func (r *Recognizer) Close() {
-	if r.transport != nil {
-		r.transport.CloseIdleConnections()
-	}
+	r.http.CloseIdle()
 }
 
 // Transcribe implements stt.Recognizer.

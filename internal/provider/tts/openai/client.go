@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/parley-voice/parley/internal/httpclient"
 	"github.com/parley-voice/parley/internal/provider/apierr"
 	"github.com/parley-voice/parley/internal/provider/tts"
 )
@@ -64,8 +65,7 @@ type Synthesizer struct {
 	voice      string
 	firstAudio time.Duration
 	stall      time.Duration
-	http       *http.Client
-	transport  *http.Transport // ours, when Config.HTTPClient was nil
+	http       httpclient.Client
 }
 
 var _ tts.Synthesizer = (*Synthesizer)(nil)
@@ -79,7 +79,7 @@ func New(c Config) *Synthesizer {
 		voice:      cmp.Or(c.Voice, DefaultVoice),
 		firstAudio: c.FirstAudioTimeout,
 		stall:      c.StallTimeout,
-		http:       c.HTTPClient,
+		http:       httpclient.Or(c.HTTPClient),
 	}
 	if s.firstAudio <= 0 {
 		s.firstAudio = DefaultFirstAudioTimeout
@@ -87,19 +87,13 @@ func New(c Config) *Synthesizer {
 	if s.stall <= 0 {
 		s.stall = DefaultStallTimeout
 	}
-	if s.http == nil {
-		s.transport = http.DefaultTransport.(*http.Transport).Clone()
-		s.http = &http.Client{Transport: s.transport}
-	}
 	return s
 }
 
 // Close releases idle connections of the Synthesizer's own HTTP client
 // (none when Config.HTTPClient was given). The Synthesizer stays usable.
 func (s *Synthesizer) Close() {
-	if s.transport != nil {
-		s.transport.CloseIdleConnections()
-	}
+	s.http.CloseIdle()
 }
 
 // Synthesize implements tts.Synthesizer.
