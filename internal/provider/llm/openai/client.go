@@ -10,6 +10,7 @@ import (
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
+	"github.com/parley-voice/parley/internal/httpclient"
 	"github.com/parley-voice/parley/internal/provider/llm"
 )
 
@@ -54,7 +55,7 @@ type Client struct {
 	model      string
 	firstToken time.Duration
 	stall      time.Duration
-	transport  *http.Transport // ours, when Config.HTTPClient was nil
+	http       httpclient.Client // the caller's, or our own
 }
 
 var _ llm.Client = (*Client)(nil)
@@ -79,14 +80,10 @@ func New(c Config) *Client {
 	case retries < 0:
 		retries = 0
 	}
-	httpClient := c.HTTPClient
-	if httpClient == nil {
-		cl.transport = http.DefaultTransport.(*http.Transport).Clone()
-		httpClient = &http.Client{Transport: cl.transport}
-	}
+	cl.http = httpclient.Or(c.HTTPClient)
 	opts := []option.RequestOption{
 		option.WithBaseURL(c.BaseURL),
-		option.WithHTTPClient(httpClient),
+		option.WithHTTPClient(cl.http.Client),
 		option.WithMaxRetries(retries),
 		option.WithMaxRetryDelay(maxRetryDelay),
 	}
@@ -102,9 +99,7 @@ func New(c Config) *Client {
 // Close releases idle connections of the Client's own HTTP client (none
 // when Config.HTTPClient was given). The Client stays usable.
 func (c *Client) Close() {
-	if c.transport != nil {
-		c.transport.CloseIdleConnections()
-	}
+	c.http.CloseIdle()
 }
 
 // Stream implements llm.Client.
