@@ -3,6 +3,8 @@ package vad
 import (
 	"math"
 	"time"
+
+	"github.com/parley-voice/parley/internal/media/audio"
 )
 
 // Defaults for the zero values of Config.
@@ -64,35 +66,6 @@ type Frame struct {
 	Floor   float64       // the tracked noise floor in dBFS
 }
 
-// biquad is one second-order section, transposed direct form II.
-type biquad struct {
-	b0, b1, b2, a1, a2 float64
-	z1, z2             float64
-}
-
-func (q *biquad) step(x float64) float64 {
-	y := q.b0*x + q.z1
-	q.z1 = q.b1*x - q.a1*y + q.z2
-	q.z2 = q.b2*x - q.a2*y
-	return y
-}
-
-// highPass returns a Butterworth high-pass section at fc with quality q
-// (RBJ cookbook).
-func highPass(fc, q float64, rate int) biquad {
-	w := 2 * math.Pi * fc / float64(rate)
-	alpha := math.Sin(w) / (2 * q)
-	cw := math.Cos(w)
-	a0 := 1 + alpha
-	return biquad{
-		b0: (1 + cw) / 2 / a0,
-		b1: -(1 + cw) / a0,
-		b2: (1 + cw) / 2 / a0,
-		a1: -2 * cw / a0,
-		a2: (1 - alpha) / a0,
-	}
-}
-
 // Detector is a voice activity detector for one stream of audio. It is
 // not safe for concurrent use.
 type Detector struct {
@@ -104,7 +77,7 @@ type Detector struct {
 	zcrMin     float64 // crossings per sample
 	zcrMax     float64
 
-	hp   [2]biquad
+	hp   [2]audio.Biquad
 	hist [lpcOrder]float64 // the last filtered samples of the previous frame, newest first
 
 	// noise floor: minimum statistics over sub-windows
@@ -158,9 +131,7 @@ func New(c Config) *Detector {
 		zcrMax:     zcrMaxPerSec / float64(c.Rate),
 		subLen:     samplesOf(c.Rate, floorSub),
 	}
-	// Two sections with the Q values of a 4th-order Butterworth.
-	d.hp[0] = highPass(highPassHz, 0.5411961, c.Rate)
-	d.hp[1] = highPass(highPassHz, 1.3065630, c.Rate)
+	d.hp = audio.HighPass4(highPassHz, c.Rate)
 	d.Reset()
 	return d
 }
@@ -177,7 +148,7 @@ func (d *Detector) dur(samples int64) time.Duration {
 // any utterance in progress, as if the detector were new.
 func (d *Detector) Reset() {
 	for i := range d.hp {
-		d.hp[i].z1, d.hp[i].z2 = 0, 0
+		d.hp[i].Reset()
 	}
 	d.hist = [lpcOrder]float64{}
 	d.subFill = 0
@@ -211,7 +182,7 @@ func (d *Detector) analyse(frame []int16) features {
 	var crossings int
 	prevNeg := h[0] < 0
 	for _, s := range frame {
-		y := d.hp[1].step(d.hp[0].step(float64(s)))
+		y := d.hp[1].Step(d.hp[0].Step(float64(s)))
 		c[0] += y * y
 		c[1] += y * h[0]
 		c[2] += y * h[1]
@@ -228,8 +199,8 @@ func (d *Detector) analyse(frame []int16) features {
 	// Keep the filter from carrying overflow or NaN into the next frame
 	// whatever it was fed (it cannot be, from int16, but be sure).
 	for i := range d.hp {
-		if !finite(d.hp[i].z1) || !finite(d.hp[i].z2) {
-			d.hp[i].z1, d.hp[i].z2 = 0, 0
+		if !d.hp[i].Finite() {
+			d.hp[i].Reset()
 			d.hist = [lpcOrder]float64{}
 		}
 	}

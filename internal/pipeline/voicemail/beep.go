@@ -1,6 +1,10 @@
 package voicemail
 
-import "math"
+import (
+	"math"
+
+	"github.com/parley-voice/parley/internal/media/audio"
+)
 
 // Beep detection: doc.go says how and why with these numbers.
 const (
@@ -25,7 +29,7 @@ type toneMeter struct {
 	rate   int
 	window []float64 // Hann, one block long
 	x      []float64 // the windowed block
-	hp     [2]biquad
+	hp     [2]audio.Biquad
 	spec   *spectrum
 	lo, hi int // peak search range, in bins
 	lobe   int // half-width of a tone's main lobe, in bins
@@ -42,8 +46,7 @@ func newToneMeter(rate, block int) *toneMeter {
 	}
 	// A 4th-order Butterworth (two sections): 50/60 Hz are 40 dB down,
 	// 400 Hz passes whole.
-	m.hp[0] = highPass(highPassHz, 0.5411961, rate)
-	m.hp[1] = highPass(highPassHz, 1.3065630, rate)
+	m.hp = audio.HighPass4(highPassHz, rate)
 	bin := float64(rate) / float64(n)
 	m.lo = max(int(math.Ceil(beepLoHz/bin)), 1)
 	m.hi = min(int(beepHiHz/bin), n/2-1)
@@ -61,7 +64,7 @@ func (m *toneMeter) measure(pcm []int16) reading {
 	var quarter [4]float64
 	q := (len(pcm) + 3) / 4
 	for i, v := range pcm {
-		f := m.hp[1].step(m.hp[0].step(float64(v)))
+		f := m.hp[1].Step(m.hp[0].Step(float64(v)))
 		quarter[i/q] += f * f
 		m.x[i] = f * m.window[i]
 	}
@@ -113,28 +116,6 @@ func (m *toneMeter) measure(pcm []int16) reading {
 }
 
 func dB(ratio float64) float64 { return 10 * math.Log10(ratio) }
-
-// biquad is one second-order section, transposed direct form II.
-type biquad struct{ b0, b1, b2, a1, a2, z1, z2 float64 }
-
-func (f *biquad) step(x float64) float64 {
-	y := f.b0*x + f.z1
-	f.z1 = f.b1*x - f.a1*y + f.z2
-	f.z2 = f.b2*x - f.a2*y
-	return y
-}
-
-// highPass is a second-order high-pass at fc with quality q (RBJ cookbook).
-func highPass(fc, q float64, rate int) biquad {
-	w := 2 * math.Pi * fc / float64(rate)
-	alpha := math.Sin(w) / (2 * q)
-	cw := math.Cos(w)
-	a0 := 1 + alpha
-	return biquad{
-		b0: (1 + cw) / 2 / a0, b1: -(1 + cw) / a0, b2: (1 + cw) / 2 / a0,
-		a1: -2 * cw / a0, a2: (1 - alpha) / a0,
-	}
-}
 
 // beepTracker follows runs of tone blocks and confirms a beep once a run
 // lasts long enough.
