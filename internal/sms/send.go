@@ -132,6 +132,9 @@ type route struct {
 	agent *model.Agent
 	conn  model.MessagingConnection
 	from  string // "" when sent through the connection's messaging service
+	// optedOut is the keyword with which the recipient opted out of the
+	// connection's texts ("": it has not).
+	optedOut string
 }
 
 // Send sends one message as POST /messages describes. The record is stored
@@ -173,8 +176,11 @@ func (s *Messages) send(ctx context.Context, orgID string, in SendInput, o origi
 		m.AgentID, m.AgentName = &rt.agent.ID, &rt.agent.Name
 	}
 	m.CallID = o.callID
-	failure := s.optedOut(ctx, orgID, rt.conn.ID, in.To.V)
-	if failure == nil && in.Generate.Present() && in.Generate.V {
+	var failure error
+	if rt.optedOut != "" {
+		// Recorded failed; neither the model nor the carrier is asked.
+		failure = fmt.Errorf("the recipient opted out of this connection's texts (they sent %s); they opt back in by texting START", rt.optedOut)
+	} else if in.Generate.Present() && in.Generate.V {
 		m.GeneratedByLLM = true
 		if o.thread != nil {
 			m.Body, failure = s.compose(ctx, o.prompt, o.thread)
@@ -246,7 +252,11 @@ func (s *Messages) resolve(ctx context.Context, orgID string, in SendInput) (rou
 			return err
 		}
 		rt.conn = c
-		return nil
+		rt.optedOut, err = tx.OptOutKeyword(ctx, orgID, c.ID, in.To.V)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
+		}
+		return err
 	})
 	if err != nil {
 		return rt, err
@@ -359,20 +369,6 @@ func (s *Messages) deliver(ctx context.Context, rt route, m *model.Message) erro
 	m.ProviderMessageID = &sent.SID
 	m.Status = model.MessageSent
 	return nil
-}
-
-// optedOut is an error when the recipient has opted out of the
-// connection's texts: the message is recorded failed, and no carrier (or
-// model) is asked.
-func (s *Messages) optedOut(ctx context.Context, orgID, connID, to string) error {
-	k, err := store.Read(ctx, s.Store, func(tx store.Tx) (string, error) { return tx.OptOutKeyword(ctx, orgID, connID, to) })
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return nil
-	case err != nil:
-		return err
-	}
-	return fmt.Errorf("the recipient opted out of this connection's texts (they sent %s); they opt back in by texting START", k)
 }
 
 // Get returns one message.

@@ -73,8 +73,8 @@ func (s *Messages) Sweep(ctx context.Context, now time.Time) (int, error) {
 			} else {
 				agent, agentErr = tx.GetAgent(ctx, m.OrgID, *m.AgentID)
 			}
-			thread, err := tx.ConversationMessages(ctx, m.OrgID, m.ConversationID, ThreadContext)
-			answered = len(thread) > 0 && thread[len(thread)-1].ID != m.ID
+			newest, err := tx.ConversationMessages(ctx, m.OrgID, m.ConversationID, 1)
+			answered = len(newest) == 1 && newest[0].ID != m.ID
 			return err
 		})
 		if err != nil {
