@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/parley-voice/parley/internal/fakeapi"
 )
 
 // Request is what the server received, decoded from the real JSON body.
@@ -95,15 +97,8 @@ func New(t testing.TB, script func(req Request) Reply) *Server {
 	s := &Server{script: script}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.chatCompletions)
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, fmt.Sprintf("Invalid URL (%s %s)", r.Method, r.URL.Path))
-	})
-	s.srv = httptest.NewServer(mux)
+	s.srv = fakeapi.StartOpenAI(t, mux)
 	s.URL = s.srv.URL + "/v1"
-	t.Cleanup(func() {
-		s.srv.CloseClientConnections()
-		s.srv.Close()
-	})
 	return s
 }
 
@@ -117,12 +112,12 @@ func (s *Server) Requests() []Request {
 func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "could not read the request body")
+		fakeapi.WriteOpenAIError(w, http.StatusBadRequest, "could not read the request body", "", "")
 		return
 	}
 	req, err := decodeRequest(body)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "We could not parse the JSON body of your request: "+err.Error())
+		fakeapi.WriteOpenAIError(w, http.StatusBadRequest, "We could not parse the JSON body of your request: "+err.Error(), "", "")
 		return
 	}
 	req.Header = r.Header.Clone()
@@ -137,18 +132,18 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if reply.Status != 0 && reply.Status != http.StatusOK {
-		if !wait(r, reply.Delay) {
+		if !fakeapi.Wait(r, reply.Delay) {
 			return
 		}
 		msg := reply.Message
 		if msg == "" {
 			msg = http.StatusText(reply.Status)
 		}
-		writeError(w, reply.Status, msg)
+		fakeapi.WriteOpenAIError(w, reply.Status, msg, "", "")
 		return
 	}
 	if !req.Stream {
-		if !wait(r, reply.Delay) {
+		if !fakeapi.Wait(r, reply.Delay) {
 			return
 		}
 		if reply.Hang {
@@ -169,12 +164,12 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req Request, rep
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	flusher.Flush()
-	if !wait(r, reply.Delay) {
+	if !fakeapi.Wait(r, reply.Delay) {
 		return
 	}
 	events := chunks(req, reply)
 	for i, ev := range events {
-		if i > 0 && !wait(r, reply.ChunkGap) {
+		if i > 0 && !fakeapi.Wait(r, reply.ChunkGap) {
 			return
 		}
 		if _, err := fmt.Fprintf(w, "data: %s\n\n", ev); err != nil {
@@ -189,43 +184,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req Request, rep
 	if reply.StreamError {
 		return // the error event was the last one; the API sends no [DONE]
 	}
-	if !wait(r, reply.ChunkGap) {
+	if !fakeapi.Wait(r, reply.ChunkGap) {
 		return
 	}
 	_, _ = io.WriteString(w, "data: [DONE]\n\n")
 	flusher.Flush()
-}
-
-// wait sleeps d unless the client goes away first (false).
-func wait(r *http.Request, d time.Duration) bool {
-	if d <= 0 {
-		return r.Context().Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-r.Context().Done():
-		return false
-	}
-}
-
-// writeError answers with the API's error body.
-func writeError(w http.ResponseWriter, status int, msg string) {
-	typ := "invalid_request_error"
-	code := any(nil)
-	switch {
-	case status == http.StatusUnauthorized:
-		code = "invalid_api_key"
-	case status == http.StatusTooManyRequests:
-		typ, code = "rate_limit_exceeded", "rate_limit_exceeded"
-	case status >= 500:
-		typ = "server_error"
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]any{
-		"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": code},
-	})
 }

@@ -20,6 +20,8 @@ import (
 
 	"github.com/parley-voice/parley/internal/invalid"
 	"github.com/parley-voice/parley/internal/sms/twilio"
+
+	"github.com/parley-voice/parley/internal/fakeapi"
 )
 
 // Default credentials of a Server.
@@ -101,15 +103,11 @@ func New(t testing.TB, o Options) *Server {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, 20404, "The requested resource "+r.URL.Path+" was not found")
 	})
-	s.srv = httptest.NewServer(mux) // listens on 127.0.0.1
+	s.srv = fakeapi.Start(t, mux)
 	s.URL = s.srv.URL
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	s.client = &http.Client{Transport: tr, Timeout: 10 * time.Second}
-	t.Cleanup(func() {
-		tr.CloseIdleConnections()
-		s.srv.CloseClientConnections()
-		s.srv.Close()
-	})
+	t.Cleanup(tr.CloseIdleConnections) // before the server closes
 	return s
 }
 
@@ -148,7 +146,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	if s.reply != nil {
 		reply = s.reply(m)
 	}
-	if !wait(r, reply.Delay) {
+	if !fakeapi.Wait(r, reply.Delay) {
 		return
 	}
 	if reply.Hang {
@@ -303,21 +301,6 @@ func (s *Server) Post(ctx context.Context, target string, f url.Values) error {
 		return fmt.Errorf("twiliotest: webhook answered %s", resp.Status)
 	}
 	return nil
-}
-
-// wait sleeps d unless the client goes away first (false).
-func wait(r *http.Request, d time.Duration) bool {
-	if d <= 0 {
-		return r.Context().Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-r.Context().Done():
-		return false
-	}
 }
 
 // writeError answers with Twilio's error body.

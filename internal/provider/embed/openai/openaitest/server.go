@@ -17,6 +17,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/parley-voice/parley/internal/fakeapi"
 )
 
 // Limits of the API the fake enforces.
@@ -97,15 +99,8 @@ func New(t testing.TB, o Options) *Server {
 	s := &Server{opts: o}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/embeddings", s.embeddings)
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, fmt.Sprintf("Invalid URL (%s %s)", r.Method, r.URL.Path), "", "")
-	})
-	s.srv = httptest.NewServer(mux)
+	s.srv = fakeapi.StartOpenAI(t, mux)
 	s.URL = s.srv.URL + "/v1"
-	t.Cleanup(func() {
-		s.srv.CloseClientConnections()
-		s.srv.Close()
-	})
 	return s
 }
 
@@ -136,7 +131,7 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 	s.requests = append(s.requests, req)
 	s.mu.Unlock()
 
-	if !wait(r, s.opts.Delay) {
+	if !fakeapi.Wait(r, s.opts.Delay) {
 		return
 	}
 	if fail != nil {
@@ -303,22 +298,9 @@ func failMessage(status int, model string) string {
 	return http.StatusText(status)
 }
 
-// wait sleeps d unless the client goes away first (false).
-func wait(r *http.Request, d time.Duration) bool {
-	if d <= 0 {
-		return r.Context().Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-r.Context().Done():
-		return false
-	}
-}
-
-// writeError answers with the API's error body.
+// writeError answers with the embeddings API's error body, which differs
+// from fakeapi.WriteOpenAIError's: a 401 keeps a code given, and a 429's
+// type is "requests".
 func writeError(w http.ResponseWriter, status int, msg, param, code string) {
 	typ := "invalid_request_error"
 	switch {

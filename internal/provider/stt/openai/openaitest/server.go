@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/parley-voice/parley/internal/media/audio"
+
+	"github.com/parley-voice/parley/internal/fakeapi"
 )
 
 // maxUpload is the API's request limit.
@@ -72,15 +74,8 @@ func New(t testing.TB, script func(Request) Reply) *Server {
 	s := &Server{script: script}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/audio/transcriptions", s.transcriptions)
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, fmt.Sprintf("Invalid URL (%s %s)", r.Method, r.URL.Path), "", "")
-	})
-	s.srv = httptest.NewServer(mux)
+	s.srv = fakeapi.StartOpenAI(t, mux)
 	s.URL = s.srv.URL + "/v1"
-	t.Cleanup(func() {
-		s.srv.CloseClientConnections()
-		s.srv.Close()
-	})
 	return s
 }
 
@@ -102,13 +97,13 @@ func (s *Server) transcriptions(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	switch {
 	case err != nil:
-		writeError(w, err.status, err.message, err.param, err.code)
+		fakeapi.WriteOpenAIError(w, err.status, err.message, err.param, err.code)
 		return
 	case req.Model == "":
-		writeError(w, http.StatusBadRequest, "you must provide a model parameter", "model", "")
+		fakeapi.WriteOpenAIError(w, http.StatusBadRequest, "you must provide a model parameter", "model", "")
 		return
 	case req.Language != "" && !iso6391.MatchString(req.Language):
-		writeError(w, http.StatusBadRequest, fmt.Sprintf("Invalid language '%s'. Language parameter must be specified in ISO-639-1 format.", req.Language), "language", "invalid_language_format")
+		fakeapi.WriteOpenAIError(w, http.StatusBadRequest, fmt.Sprintf("Invalid language '%s'. Language parameter must be specified in ISO-639-1 format.", req.Language), "language", "invalid_language_format")
 		return
 	}
 	format := req.ResponseFormat
@@ -117,12 +112,12 @@ func (s *Server) transcriptions(w http.ResponseWriter, r *http.Request) {
 		format = "json"
 	case "text":
 	default:
-		writeError(w, http.StatusBadRequest, fmt.Sprintf("Invalid value: '%s'. Supported values are: 'json', 'text' and 'verbose_json'.", format), "response_format", "invalid_value")
+		fakeapi.WriteOpenAIError(w, http.StatusBadRequest, fmt.Sprintf("Invalid value: '%s'. Supported values are: 'json', 'text' and 'verbose_json'.", format), "response_format", "invalid_value")
 		return
 	}
 
 	reply := s.script(req)
-	if !wait(r, reply.Delay) {
+	if !fakeapi.Wait(r, reply.Delay) {
 		return
 	}
 	if reply.Hang {
@@ -130,7 +125,7 @@ func (s *Server) transcriptions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if reply.Status != 0 && reply.Status != http.StatusOK {
-		writeError(w, reply.Status, cmp.Or(reply.Message, http.StatusText(reply.Status)), "", "")
+		fakeapi.WriteOpenAIError(w, reply.Status, cmp.Or(reply.Message, http.StatusText(reply.Status)), "", "")
 		return
 	}
 	if format == "text" {
@@ -195,44 +190,4 @@ func first(vs []string) string {
 		return ""
 	}
 	return vs[0]
-}
-
-// wait sleeps d unless the client goes away first (false).
-func wait(r *http.Request, d time.Duration) bool {
-	if d <= 0 {
-		return r.Context().Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-r.Context().Done():
-		return false
-	}
-}
-
-// writeError answers with the API's error body.
-func writeError(w http.ResponseWriter, status int, msg, param, code string) {
-	typ := "invalid_request_error"
-	switch {
-	case status == http.StatusUnauthorized:
-		code = "invalid_api_key"
-	case status == http.StatusTooManyRequests:
-		typ, code = "rate_limit_exceeded", "rate_limit_exceeded"
-	case status >= 500:
-		typ = "server_error"
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]any{
-		"error": map[string]any{"message": msg, "type": typ, "param": nullable(param), "code": nullable(code)},
-	})
-}
-
-func nullable(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
 }

@@ -16,6 +16,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/parley-voice/parley/internal/media/audio"
+
+	"github.com/parley-voice/parley/internal/fakeapi"
 )
 
 // Rate is the sample rate of the audio the server sends.
@@ -92,15 +94,8 @@ func New(t testing.TB, script func(Request) Reply) *Server {
 	s := &Server{script: script}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/audio/speech", s.speech)
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, fmt.Sprintf("Invalid URL (%s %s)", r.Method, r.URL.Path), "", "")
-	})
-	s.srv = httptest.NewServer(mux)
+	s.srv = fakeapi.StartOpenAI(t, mux)
 	s.URL = s.srv.URL + "/v1"
-	t.Cleanup(func() {
-		s.srv.CloseClientConnections()
-		s.srv.Close()
-	})
 	return s
 }
 
@@ -128,16 +123,16 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 		err = validate(req)
 	}
 	if err != nil {
-		writeError(w, http.StatusBadRequest, err.message, err.param, err.code)
+		fakeapi.WriteOpenAIError(w, http.StatusBadRequest, err.message, err.param, err.code)
 		return
 	}
 
 	reply := s.script(req)
-	if !wait(r, reply.Delay) {
+	if !fakeapi.Wait(r, reply.Delay) {
 		return
 	}
 	if reply.Status != 0 && reply.Status != http.StatusOK {
-		writeError(w, reply.Status, cmp.Or(reply.Message, http.StatusText(reply.Status)), "", "")
+		fakeapi.WriteOpenAIError(w, reply.Status, cmp.Or(reply.Message, http.StatusText(reply.Status)), "", "")
 		return
 	}
 	pcm := reply.PCM
@@ -153,7 +148,7 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 		data = binary.LittleEndian.AppendUint16(data, uint16(x))
 	}
 	for i, chunk := range slices.Collect(slices.Chunk(data, cmp.Or(reply.ChunkBytes, DefaultChunkBytes))) {
-		if i > 0 && !wait(r, reply.ChunkGap) {
+		if i > 0 && !fakeapi.Wait(r, reply.ChunkGap) {
 			return
 		}
 		if _, err := w.Write(chunk); err != nil {
@@ -218,44 +213,4 @@ func validate(req Request) *requestError {
 		return &requestError{message: fmt.Sprintf("%g is greater than the maximum of 4 or less than the minimum of 0.25 - 'speed'", *req.Speed), param: "speed"}
 	}
 	return nil
-}
-
-// wait sleeps d unless the client goes away first (false).
-func wait(r *http.Request, d time.Duration) bool {
-	if d <= 0 {
-		return r.Context().Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-r.Context().Done():
-		return false
-	}
-}
-
-// writeError answers with the API's error body.
-func writeError(w http.ResponseWriter, status int, msg, param, code string) {
-	typ := "invalid_request_error"
-	switch {
-	case status == http.StatusUnauthorized:
-		code = "invalid_api_key"
-	case status == http.StatusTooManyRequests:
-		typ, code = "rate_limit_exceeded", "rate_limit_exceeded"
-	case status >= 500:
-		typ = "server_error"
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]any{
-		"error": map[string]any{"message": msg, "type": typ, "param": nullable(param), "code": nullable(code)},
-	})
-}
-
-func nullable(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
 }
