@@ -45,12 +45,14 @@ func (s *Messages) Close() {
 	b.wg.Wait()
 }
 
-// Wait waits for the inbound work under way.
+// Wait waits for the inbound work under way (with nothing starting more:
+// tests, Drain).
 func (s *Messages) Wait() { s.bg.wg.Wait() }
 
 // Drain waits for the inbound work under way until ctx ends, then stops
 // it (Close): replies about to go out get to go, and those cut off stay
-// owed for the next server's sweep.
+// owed for the next server's sweep. Call it once nothing starts new work
+// (the HTTP server and Run have stopped), as Wait must not race a start.
 func (s *Messages) Drain(ctx context.Context) {
 	done := make(chan struct{})
 	go func() {
