@@ -113,7 +113,7 @@ func serve(ctx context.Context, c Config, log *slog.Logger, stderr io.Writer) er
 	log.Info("HTTP drained; stopping calls", "drain", c.CallDrain.String())
 	stopCalls()
 	<-queueDone
-	<-sweepDone // no sweep starts replies while they drain
+	<-sweepDone                   // no sweep starts replies while they drain
 	a.Messages.Drain(shutdownCtx) // replies being written get the rest of the shutdown's time
 	log.Info("stopped")
 	return nil
