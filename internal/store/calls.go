@@ -12,12 +12,25 @@ import (
 type Calls interface {
 	CreateCall(ctx context.Context, c *model.Call) error
 	GetCall(ctx context.Context, orgID, id string) (model.Call, error)
+	// GetCallForUpdate reads a call to change it: in a write transaction
+	// the row stays locked until the transaction ends (PostgreSQL: SELECT
+	// ... FOR UPDATE; SQLite's single writer already excludes every other
+	// writer), so no other writer can change it between this read and
+	// UpdateCall.
+	GetCallForUpdate(ctx context.Context, orgID, id string) (model.Call, error)
 	// GetCalls returns the calls among ids that exist in the organization.
 	GetCalls(ctx context.Context, orgID string, ids []string) ([]model.Call, error)
 	ListCalls(ctx context.Context, orgID string, f CallFilter) ([]model.Call, int, error)
 	// UpdateCall writes every field of c (found by OrgID and ID) but its
-	// transcript, which only AppendTranscript changes.
+	// transcript, which only AppendTranscript changes. It overwrites the
+	// whole row, so c must have been read in the same transaction with the
+	// row held: GetCallForUpdate, or a listing that locks its rows
+	// (OldestQueuedCalls, ExpiredLiveCalls).
 	UpdateCall(ctx context.Context, c *model.Call) error
+	// SetPostCallWebhookStatus records how the post-call webhook went, and
+	// writes nothing else (not even updatedAt: a delivery is bookkeeping,
+	// not a change to the call).
+	SetPostCallWebhookStatus(ctx context.Context, orgID, id, status string) error
 	// AppendTranscript adds entries at the end of a call's transcript,
 	// setting each entry's "seq" to its index, and sets updatedAt;
 	// concurrent appends all land, in some order.

@@ -248,6 +248,26 @@ func (t *tx) GetCall(ctx context.Context, orgID, id string) (model.Call, error) 
 		`SELECT `+fullCall.columns+` FROM calls c WHERE c.org_id = ? AND c.id = ?`, orgID, id)
 }
 
+// GetCallForUpdate reads the call and, in a write transaction on
+// PostgreSQL, locks its row until the transaction ends.
+func (t *tx) GetCallForUpdate(ctx context.Context, orgID, id string) (model.Call, error) {
+	if !uuids(orgID, id) {
+		return model.Call{}, notFound("get call %s for update", id)
+	}
+	return get(ctx, t, fullCall.scan, "get call "+id+" for update",
+		`SELECT `+fullCall.columns+` FROM calls c WHERE c.org_id = ? AND c.id = ?`+t.forUpdate(false), orgID, id)
+}
+
+// SetPostCallWebhookStatus writes the one column, so it needs no lock and
+// cannot undo what another writer changed in the row.
+func (t *tx) SetPostCallWebhookStatus(ctx context.Context, orgID, id, status string) error {
+	if !uuids(orgID, id) {
+		return notFound("set post-call webhook status of call %s", id)
+	}
+	return t.change(ctx, "set post-call webhook status of call "+id,
+		`UPDATE calls SET post_call_webhook_status = ? WHERE org_id = ? AND id = ?`, status, orgID, id)
+}
+
 func (t *tx) GetCalls(ctx context.Context, orgID string, ids []string) ([]model.Call, error) {
 	out := []model.Call{}
 	if !uuids(orgID) {
