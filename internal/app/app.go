@@ -21,6 +21,7 @@ import (
 	"github.com/parley-voice/parley/internal/knowledge"
 	"github.com/parley-voice/parley/internal/media/sipua"
 	"github.com/parley-voice/parley/internal/org"
+	"github.com/parley-voice/parley/internal/pipeline"
 	embedopenai "github.com/parley-voice/parley/internal/provider/embed/openai"
 	"github.com/parley-voice/parley/internal/recording"
 	"github.com/parley-voice/parley/internal/secret"
@@ -47,7 +48,10 @@ type App struct {
 	// UA is the SIP user agent (nil unless --dialer sip); serve starts it.
 	UA    *sipua.UA
 	Phone *telephony.Phone
-	Log   *slog.Logger
+	// Engine runs conversations (nil unless --dialer sip); Close waits for
+	// the traces of ended calls it is still exporting.
+	Engine *pipeline.Engine
+	Log    *slog.Logger
 }
 
 // sqliteFile is the embedded database's file name inside the data dir.
@@ -126,9 +130,10 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 	}
 	var ua *sipua.UA
 	var phone *telephony.Phone
+	var engine *pipeline.Engine
 	d := dialer(c)
 	if c.Dialer == "sip" {
-		if ua, phone, err = newPhone(c, st, box, services, hooks, reg, log); err != nil {
+		if ua, phone, engine, err = newPhone(c, st, box, services, hooks, reg, log); err != nil {
 			st.Close()
 			return nil, err
 		}
@@ -151,14 +156,14 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 		RateLimit: c.RateLimit, RateBurst: c.RateBurst,
 	})
 	return &App{Config: c, Store: st, Orgs: services.Orgs, Knowledge: services.KnowledgeBases, Messages: services.Messages, API: server, Queue: services.Queue, Webhooks: hooks,
-		UA: ua, Phone: phone, Log: log}, nil
+		UA: ua, Phone: phone, Engine: engine, Log: log}, nil
 }
 
 // telephony builds the SIP user agent and the phone over it.
-func newPhone(c Config, st store.Store, box *secret.Box, services api.Services, hooks *webhook.Sender, reg prometheus.Registerer, log *slog.Logger) (*sipua.UA, *telephony.Phone, error) {
+func newPhone(c Config, st store.Store, box *secret.Box, services api.Services, hooks *webhook.Sender, reg prometheus.Registerer, log *slog.Logger) (*sipua.UA, *telephony.Phone, *pipeline.Engine, error) {
 	lo, hi, err := c.rtpRange()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	sc := sipua.Config{
 		ListenAddr: c.SIPAddr, PublicHost: c.SIPPublicHost, RTPPortMin: lo, RTPPortMax: hi,
@@ -168,17 +173,17 @@ func newPhone(c Config, st store.Store, box *secret.Box, services api.Services, 
 	if c.SIPTLSCert != "" {
 		cert, err := tls.LoadX509KeyPair(c.SIPTLSCert, c.SIPTLSKey)
 		if err != nil {
-			return nil, nil, fmt.Errorf("--sip-tls-cert/--sip-tls-key: %w", err)
+			return nil, nil, nil, fmt.Errorf("--sip-tls-cert/--sip-tls-key: %w", err)
 		}
 		sc.TLSCert = &cert
 	}
 	ua, err := sipua.New(sc)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	phone := &telephony.Phone{
 		UA: ua, Store: st, Box: box, PreCalls: hooks, Secret: services.Orgs.WebhookSecret,
-		Recordings: services.Recordings, RingTimeout: c.RingTimeout, Logger: log,
+		Recordings: services.Recordings, RingTimeout: c.RingTimeout, PostCallBudget: c.PostCallBudget, Logger: log,
 	}
 	engine := newEngine(c, st, services.Orgs, hooks, reg, log)
 	engine.Knowledge = services.KnowledgeBases
@@ -191,7 +196,7 @@ func newPhone(c Config, st store.Store, box *secret.Box, services api.Services, 
 			Username: c.SIPTrunkUsername, Password: c.SIPTrunkPassword,
 		}
 	}
-	return ua, phone, nil
+	return ua, phone, engine, nil
 }
 
 // publicURL is the base of the links this server hands out.
@@ -204,6 +209,9 @@ func publicURL(c Config) string {
 
 // Close releases the store and the webhook connections.
 func (a *App) Close() error {
+	if a.Engine != nil {
+		a.Engine.Wait() // traces of ended calls
+	}
 	a.Knowledge.Close() // background indexing
 	a.Messages.Close()  // inbound messages being forwarded and answered
 	a.Webhooks.Close()

@@ -97,7 +97,7 @@ func TestMigrateThenServeAndStop(t *testing.T) {
 	done := make(chan int)
 	var serveErr syncBuffer
 	go func() {
-		done <- Main(ctx, []string{"serve", "--data-dir", dir, "--addr", "127.0.0.1:0"}, &bytes.Buffer{}, &serveErr, env(nil))
+		done <- Main(ctx, []string{"serve", "--data-dir", dir, "--addr", "127.0.0.1:0", "--sip-addr", "127.0.0.1:0"}, &bytes.Buffer{}, &serveErr, env(nil))
 	}()
 	waitFor(t, func() bool { return strings.Contains(serveErr.String(), `"msg":"serving"`) })
 	if !regexp.MustCompile(`(?m)^pk_live_\S+$`).MatchString(serveErr.String()) {

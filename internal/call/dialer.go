@@ -29,7 +29,8 @@ type Dialer interface {
 type Line interface {
 	// Ended is closed when the call is over, whoever ended it.
 	Ended() <-chan struct{}
-	// Result says how the call ended; valid once Ended is closed.
+	// Result says how the call ended, with the conversation's outcome;
+	// valid once Ended is closed, which is after the conversation is over.
 	Result() Result
 	// Hangup ends the call from our side with cause.
 	Hangup(cause string)
@@ -43,6 +44,23 @@ type Result struct {
 	Status       string // COMPLETED, TRANSFERRED or FAILED
 	HangupCause  string
 	ErrorMessage string
+	// Outcome is what the conversation reported once it was over.
+	Outcome Outcome
+}
+
+// Outcome is what a conversation reports when it is over, instead of
+// writing to the call's record itself: the queue writes it with the call's
+// end, in one transaction.
+type Outcome struct {
+	// HangupCause and ErrorMessage say why the conversation ended the call
+	// ("" when it did not: the caller hung up, or the call was ended from
+	// outside). The line's own record of who hung up first wins.
+	HangupCause  string
+	ErrorMessage string
+	// Summary is the model's summary of the call (nil: none).
+	Summary *string
+	// Metrics are the call's usage and latency figures (nil: none).
+	Metrics map[string]any
 }
 
 // DialError is a call that was not answered: busy, no answer, a SIP error.

@@ -70,6 +70,10 @@ type Change struct {
 	// PreCall carries the pre-call webhook's outcome on an inbound call
 	// (variables merged and templates rendered again).
 	PreCall *PreCallOutcome
+	// Outcome is what the conversation reported (final statuses): written
+	// in the same transaction as the end, so the post-call webhook, built
+	// from the committed record, carries it.
+	Outcome Outcome
 }
 
 // PreCallOutcome is what the pre-call webhook gave an inbound call.
@@ -113,6 +117,12 @@ func Apply(c *model.Call, ch Change, at time.Time) error {
 	}
 	if ch.RecordingURL != "" {
 		c.RecordingURL = &ch.RecordingURL
+	}
+	if ch.Outcome.Summary != nil {
+		c.Summary = ch.Outcome.Summary
+	}
+	if ch.Outcome.Metrics != nil {
+		c.Metrics = ch.Outcome.Metrics
 	}
 	if p := ch.PreCall; p != nil {
 		c.PreCallWebhookStatus = &p.Status

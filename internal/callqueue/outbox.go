@@ -19,7 +19,9 @@ const (
 )
 
 // deliver sends c's post-call webhook in the background, once, and records
-// its status. Calls without a URL were already marked skipped.
+// its status. c is the record as committed with its end, so the webhook
+// carries exactly what is stored. Calls without a URL were already marked
+// skipped.
 func (q *Queue) deliver(c model.Call) {
 	if c.PostCallWebhookURL == nil || c.PostCallWebhookStatus != nil {
 		return
@@ -50,12 +52,7 @@ func (q *Queue) deliver(c model.Call) {
 			status = q.o.Webhooks.PostCall(ctx, *c.PostCallWebhookURL, secret, body)
 		}
 		err = q.o.Store.Update(ctx, func(tx store.Tx) error {
-			stored, err := tx.GetCall(ctx, c.OrgID, c.ID)
-			if err != nil {
-				return err
-			}
-			stored.PostCallWebhookStatus = &status
-			return tx.UpdateCall(ctx, &stored)
+			return tx.SetPostCallWebhookStatus(ctx, c.OrgID, c.ID, status)
 		})
 		if err != nil {
 			q.o.Logger.Error("post-call webhook: record status", "call_id", c.ID, "status", status, "err", err)

@@ -86,7 +86,7 @@ func (q *Queue) run(ctx context.Context, w *worker) {
 			}
 			q.end(c, call.Change{To: to, HangupCause: dialErr.Cause, ErrorMessage: dialErr.Message})
 		case ctx.Err() != nil:
-			q.ended(c, context.Cause(ctx), false)
+			q.abandoned(c, context.Cause(ctx))
 		default:
 			log.Error("dial failed", "err", err)
 			q.end(c, call.Change{To: model.CallFailed, HangupCause: call.CauseDialFailed, ErrorMessage: err.Error()})
@@ -103,12 +103,15 @@ func (q *Queue) run(ctx context.Context, w *worker) {
 	select {
 	case <-line.Ended():
 	case <-ctx.Done():
-		q.ended(c, context.Cause(ctx), true)
+		// Stopped from our side: hang up, and let the line finish (the
+		// conversation's summary included) before the end is written.
 		line.Hangup(hangupCause(context.Cause(ctx)))
+		<-line.Ended()
+		q.ended(c, context.Cause(ctx), line.Result().Outcome)
 		return
 	}
 	r := line.Result()
-	q.end(c, call.Change{To: r.Status, HangupCause: r.HangupCause, ErrorMessage: r.ErrorMessage})
+	q.end(c, call.Change{To: r.Status, HangupCause: r.HangupCause, ErrorMessage: r.ErrorMessage, Outcome: r.Outcome})
 }
 
 func hangupCause(err error) string {
@@ -118,14 +121,27 @@ func hangupCause(err error) string {
 	return call.CauseServerShutdown
 }
 
-// ended records the end of a call stopped from our side: canceled through the
-// API (CANCELED before answer, COMPLETED after), ended elsewhere (nothing to
-// write), or cut by shutdown (FAILED).
-func (q *Queue) ended(c model.Call, cause error, answered bool) {
+// ended records the end of an answered call stopped from our side, with
+// what its conversation reported: ended through the API (COMPLETED), ended
+// elsewhere (already written there: nothing to write), or cut by shutdown
+// (FAILED).
+func (q *Queue) ended(c model.Call, cause error, out call.Outcome) {
 	switch {
 	case errors.Is(cause, errGone):
-	case errors.Is(cause, errAPIEnded) && answered:
-		q.end(c, call.Change{To: model.CallCompleted, HangupCause: call.CauseAPIEnded})
+	case errors.Is(cause, errAPIEnded):
+		q.end(c, call.Change{To: model.CallCompleted, HangupCause: call.CauseAPIEnded, Outcome: out})
+	default:
+		q.end(c, call.Change{To: model.CallFailed, HangupCause: call.CauseServerShutdown,
+			ErrorMessage: "the server shut down during the call", Outcome: out})
+	}
+}
+
+// abandoned records the end of a call stopped from our side before it was
+// answered: canceled through the API (CANCELED), ended elsewhere, or cut by
+// shutdown (FAILED).
+func (q *Queue) abandoned(c model.Call, cause error) {
+	switch {
+	case errors.Is(cause, errGone):
 	case errors.Is(cause, errAPIEnded):
 		q.end(c, call.Change{To: model.CallCanceled, HangupCause: call.CauseAPIEnded})
 	default:
@@ -180,15 +196,16 @@ func (q *Queue) end(c model.Call, ch call.Change) {
 	q.deliver(ended)
 }
 
-// write applies ch to the stored call in one transaction. A change to a call
-// that is already final is a race (it ended elsewhere) and writes nothing;
-// any other illegal change is a bug: logged and refused.
+// write applies ch to the stored call in one transaction, holding the row
+// from the read to the write so no other writer's change is lost. A change
+// to a call that is already final is a race (it ended elsewhere) and writes
+// nothing; any other illegal change is a bug: logged and refused.
 func (q *Queue) write(orgID, id string, ch call.Change) (model.Call, bool) {
 	ctx := context.WithoutCancel(q.base)
 	var c model.Call
 	err := q.o.Store.Update(ctx, func(tx store.Tx) error {
 		var err error
-		if c, err = tx.GetCall(ctx, orgID, id); err != nil {
+		if c, err = tx.GetCallForUpdate(ctx, orgID, id); err != nil {
 			return err
 		}
 		if err := call.Apply(&c, ch, model.Now()); err != nil {

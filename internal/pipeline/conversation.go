@@ -45,7 +45,8 @@ type conversation struct {
 	kbIDs        []string       // the agent's knowledge bases
 	failures     map[string]int // failures in a row, per provider
 	endCause     string
-	failure      string // errorMessage when the call ends FAILED
+	failure      string    // errorMessage when the call ends FAILED
+	started      time.Time // when the conversation began
 }
 
 // frame is one caller frame and when it was read from the session.
@@ -55,20 +56,28 @@ type frame struct {
 }
 
 func newConversation(e *Engine, l *telephony.Live, tools []model.CustomTool) *conversation {
+	answered := l.Answered
+	if answered.IsZero() {
+		answered = e.now()
+	}
+	t := call.NewTranscript(e.Store, l.Call, answered)
+	t.Now = e.Now
 	c := &conversation{
 		e: e, live: l, agent: l.Agent.Config, tools: tools,
 		audio:    l.Session.Audio(Rate),
 		vad:      vad.New(vad.Config{Rate: Rate}),
 		metrics:  &metrics{},
-		log:      &transcriptLog{st: e.Store, call: l.Call, now: e.now, start: e.now()},
+		log:      &transcriptLog{t: t, log: e.log()},
 		heard:    make(chan heard, 4),
 		failures: map[string]int{},
+		started:  e.now(),
 	}
 	c.history = []llm.Message{{Role: llm.RoleSystem, Content: systemPrompt(l.Call, l.Agent)}}
 	return c
 }
 
-func (c *conversation) run(ctx context.Context) {
+// run holds the conversation until it is over and returns its outcome.
+func (c *conversation) run(ctx context.Context) call.Outcome {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	frames := make(chan frame, 100)
@@ -104,8 +113,7 @@ func (c *conversation) run(ctx context.Context) {
 		select {
 		case f, ok := <-frames:
 			if !ok {
-				c.finish(ctx)
-				return
+				return c.finish(ctx)
 			}
 			c.onFrame(ctx, f)
 		case h := <-c.heard:
@@ -128,11 +136,10 @@ func (c *conversation) run(ctx context.Context) {
 				c.startReply(ctx, nil)
 			}
 		case <-ctx.Done():
-			c.finish(ctx)
-			return
+			return c.finish(ctx)
 		}
 	}
-	c.finish(ctx)
+	return c.finish(ctx)
 }
 
 // silenceLimit is silenceEndCallTimeoutSeconds (default 30 s; -1 never).
@@ -187,8 +194,7 @@ func (c *conversation) closeCall(ctx context.Context) {
 		c.listening = nil
 	}
 	c.closing = true
-	c.history = append(c.history, llm.Message{Role: llm.RoleAssistant, Content: closingLine})
-	c.speak(ctx, fixedLine{text: closingLine, endCause: call.CauseMaxDuration})
+	c.speak(ctx, fixedLine{text: closingLine, endCause: call.CauseMaxDuration, remember: true})
 }
 
 // greet opens the call per firstMessageMode.
@@ -203,15 +209,14 @@ func (c *conversation) greet(ctx context.Context) {
 			Content: "(The " + strings.ToLower(c.live.Call.Direction) + " call has just been answered. Greet the caller.)"})
 		c.startReply(ctx, nil)
 	case c.live.Call.FirstMessage != nil && *c.live.Call.FirstMessage != "":
-		text := *c.live.Call.FirstMessage
-		c.history = append(c.history, llm.Message{Role: llm.RoleAssistant, Content: text})
-		c.speak(ctx, fixedLine{text: text})
+		c.speak(ctx, fixedLine{text: *c.live.Call.FirstMessage, remember: true})
 	}
 }
 
-// finish stops what is under way, writes the summary and metrics, and
-// ends the call with the cause decided (none when the caller hung up).
-func (c *conversation) finish(ctx context.Context) {
+// finish stops what is under way, hangs up when the conversation decided
+// to end the call, and reports the outcome: the cause, the summary and the
+// metrics, which the line records with the call's end.
+func (c *conversation) finish(ctx context.Context) call.Outcome {
 	if c.reply != nil {
 		if c.endCause == "" {
 			c.interrupt() // the caller hung up or the call was ended elsewhere
@@ -226,7 +231,7 @@ func (c *conversation) finish(ctx context.Context) {
 		c.log.user(q.turnID, q.msg.Content, q.lang)
 		c.history = append(c.history, q.msg)
 	}
-	c.log.writeEnd(c.summarize(ctx), c.metrics)
+	// Hang up before the summary: nobody waits on the line for it.
 	switch {
 	case c.endCause == call.CauseTransferred:
 		// The caller is with someone else now: the telephony layer owns
@@ -236,16 +241,18 @@ func (c *conversation) finish(ctx context.Context) {
 	case c.endCause != "":
 		c.live.End(c.endCause)
 	}
-	c.exportTrace(ctx)
+	out := call.Outcome{HangupCause: c.endCause, ErrorMessage: c.failure}
+	if s := c.summarize(ctx); s != "" {
+		out.Summary = &s
+	}
+	out.Metrics = c.metrics.doc() // after the summary: its tokens count
+	c.exportTrace()
+	return out
 }
 
-// summaryTimeout bounds the post-call summary: the call's end (and its
-// post-call webhook) waits for it.
-const summaryTimeout = 8 * time.Second
-
-// summarize asks the model for a short summary of the call, stored before
-// the call ends so the post-call webhook carries it. Without a model, or
-// with nothing said, there is none ("").
+// summarize asks the model for a short summary of the call, within the
+// post-call budget. Without a model, or with nothing said, there is none
+// ("").
 func (c *conversation) summarize(ctx context.Context) string {
 	if c.e.LLM == nil {
 		c.e.log().Info("no call summary: no language model is configured (--llm-base-url)", "call_id", c.live.Call.ID)
@@ -254,7 +261,11 @@ func (c *conversation) summarize(ctx context.Context) string {
 	if len(dialogue(c.history)) == 0 {
 		return ""
 	}
-	text, err := c.summarizeWith(context.WithoutCancel(ctx), summaryPrompt, c.history, summaryTimeout)
+	budget := c.live.PostCallBudget
+	if budget <= 0 {
+		budget = telephony.DefaultPostCallBudget
+	}
+	text, err := c.summarizeWith(context.WithoutCancel(ctx), summaryPrompt, c.history, budget)
 	if err != nil || text == "" {
 		c.e.log().Warn("no call summary", "call_id", c.live.Call.ID, "err", err)
 		return ""

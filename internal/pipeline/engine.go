@@ -3,8 +3,10 @@ package pipeline
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
+	"github.com/parley-voice/parley/internal/call"
 	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/otlp"
 	"github.com/parley-voice/parley/internal/provider/llm"
@@ -46,16 +48,21 @@ type Engine struct {
 	// Benchmarks watch turns and interruptions as they happen.
 	onTurn      func(f map[string]float64)
 	onInterrupt func(d time.Duration)
+
+	exports sync.WaitGroup // traces being sent
 }
 
 // Run implements telephony.Conversation.
-func (e *Engine) Run(ctx context.Context, l *telephony.Live) {
+func (e *Engine) Run(ctx context.Context, l *telephony.Live) call.Outcome {
 	tools, kbIDs := e.agentResources(ctx, l.Call)
 	c := newConversation(e, l, tools)
 	c.kbIDs = kbIDs
 	c.metrics.prom = e.Metrics
-	c.run(ctx)
+	return c.run(ctx)
 }
+
+// Wait waits for the traces of ended calls still being exported.
+func (e *Engine) Wait() { e.exports.Wait() }
 
 // agentResources are the agent's enabled custom tools and its knowledge
 // bases. A store error leaves the call without them rather than failing it.

@@ -144,7 +144,8 @@ func TestAConversationTurnEndsWithEndCall(t *testing.T) {
 	ended := make(chan string, 1)
 	live := telephony.NewLive(b.call, b.agent, sess, func(cause string) { ended <- cause; sess.hangup() })
 	done := make(chan struct{})
-	go func() { e.Run(context.Background(), live); close(done) }()
+	var out call.Outcome
+	go func() { out = e.Run(context.Background(), live); close(done) }()
 
 	// The greeting plays; then the caller speaks.
 	deadline := time.Now().Add(10 * time.Second)
@@ -164,7 +165,7 @@ func TestAConversationTurnEndsWithEndCall(t *testing.T) {
 	}
 	<-done
 
-	c := b.stored(t)
+	c := b.ended(t, out)
 	var got []string
 	for _, e := range c.Transcript {
 		got = append(got, e["role"].(string)+":"+str(e["text"])+str(e["tool"]))
@@ -244,7 +245,8 @@ func TestCallerInterruptsTheAgent(t *testing.T) {
 			sess := newFakeSession()
 			live := telephony.NewLive(b.call, b.agent, sess, func(string) { sess.hangup() })
 			done := make(chan struct{})
-			go func() { e.Run(context.Background(), live); close(done) }()
+			var out call.Outcome
+			go func() { out = e.Run(context.Background(), live); close(done) }()
 			deadline := time.Now().Add(10 * time.Second)
 			for len(sess.playedAudio()) < Rate && time.Now().Before(deadline) { // a second of greeting
 				time.Sleep(20 * time.Millisecond)
@@ -256,7 +258,7 @@ func TestCallerInterruptsTheAgent(t *testing.T) {
 			sess.hangup()
 			<-done
 
-			c := b.stored(t)
+			c := b.ended(t, out)
 			first := c.Transcript[0]
 			if tc.wantInterrupt {
 				// The greeting stopped early: far less than all of it played, and

@@ -1,11 +1,15 @@
 package pipeline
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"sort"
 	"strings"
+	"testing"
 
+	"github.com/parley-voice/parley/internal/call"
+	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/provider/tts"
 )
 
@@ -24,4 +28,22 @@ func fmtMap(m map[string]any) string {
 		parts = append(parts, fmt.Sprintf("%s:%v", k, m[k]))
 	}
 	return "map[" + strings.Join(parts, " ") + "]"
+}
+
+// ended is the call as its end would record it: the stored record (the
+// transcript the conversation appended) with the outcome it reported, its
+// metrics as JSON gives them back (numbers float64).
+func (b bench) ended(t *testing.T, out call.Outcome) model.Call {
+	t.Helper()
+	c := b.stored(t)
+	c.Summary = out.Summary
+	raw, err := json.Marshal(out.Metrics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Metrics = nil
+	if err := json.Unmarshal(raw, &c.Metrics); err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

@@ -80,7 +80,7 @@ func TestKnowledgeInCalls(t *testing.T) {
 		if strings.Contains(note["content"].(string), "corkage") {
 			t.Errorf("an irrelevant chunk reached the prompt: %v", note["content"])
 		}
-		retrievals, _ := b.stored(t).Metrics["knowledge_retrievals"].([]any)
+		retrievals, _ := b.ended(t, r.out).Metrics["knowledge_retrievals"].([]any)
 		if len(retrievals) != 1 || !strings.Contains(str(retrievals[0].(map[string]any)["query"]), "Monday") {
 			t.Errorf("knowledge_retrievals %v", retrievals)
 		}

@@ -25,7 +25,11 @@ type reply struct {
 	done   chan struct{}
 
 	// Written by the reply's goroutine, read by the loop after done.
-	added    []llm.Message // what this turn adds to the history
+	added []llm.Message // what this turn adds to the history
+	// spoken is the index in added of the message the current speech
+	// says (-1: none yet). An interruption trims that message and no
+	// other: earlier messages were heard in full.
+	spoken   int
 	endCause string
 	failed   error // the model failed (the loop decides what next)
 	mute     error // speech synthesis failed: the caller heard nothing of some of it
@@ -37,10 +41,12 @@ type reply struct {
 
 // fixedLine is a turn with known words: a greeting, an apology, the
 // closing line, a voicemail message. The call ends with endCause once it
-// has played ("" = it goes on).
+// has played ("" = it goes on). A remembered line enters the model's
+// history (as much of it as the caller heard).
 type fixedLine struct {
 	text     string
 	endCause string
+	remember bool
 }
 
 var errNoLLM = errors.New("no language model is configured: set --llm-base-url (PARLEY_LLM_BASE_URL)")
@@ -57,7 +63,7 @@ func (c *conversation) speak(ctx context.Context, f fixedLine) {
 
 func (c *conversation) begin(ctx context.Context, lat *latency, f *fixedLine) {
 	rctx, cancel := context.WithCancel(ctx)
-	r := &reply{c: c, ctx: rctx, cancel: cancel, turnID: c.turnID(), lat: lat, fixed: f,
+	r := &reply{c: c, ctx: rctx, cancel: cancel, turnID: c.turnID(), lat: lat, fixed: f, spoken: -1,
 		base: append([]llm.Message(nil), c.history...), done: make(chan struct{})}
 	if lat != nil {
 		lat.turnID = r.turnID
@@ -135,14 +141,29 @@ func (c *conversation) interrupt() time.Time {
 	silenced := time.Now()
 	r.cancel()
 	<-r.done
-	c.history = append(c.history, r.added...)
 	if stopped {
 		heard := s.heard(unplayed)
 		c.log.assistantHeard(s, heard)
-		c.replaceLastAssistant(heard)
+		r.trimSpoken(heard)
 	}
+	c.history = append(c.history, r.added...)
 	c.lastHeard = c.e.now()
 	return silenced
+}
+
+// trimSpoken keeps of the interrupted message only what the caller heard
+// (nothing of it: it goes, unless it called tools). Only that message: a
+// reply cut before it said anything of its own leaves the history as it
+// was, so an earlier reply, heard in full, is never taken for it.
+func (r *reply) trimSpoken(heard string) {
+	if r.spoken < 0 {
+		return
+	}
+	if m := &r.added[r.spoken]; heard != "" || len(m.ToolCalls) > 0 {
+		m.Content = heard
+		return
+	}
+	r.added = append(r.added[:r.spoken], r.added[r.spoken+1:]...)
 }
 
 // awaitReply lets the turn under way finish (the call is ending after it).
@@ -152,21 +173,6 @@ func (c *conversation) awaitReply(ctx context.Context) {
 		c.onReplied(ctx)
 	case <-ctx.Done():
 		c.interrupt()
-	}
-}
-
-func (c *conversation) replaceLastAssistant(heard string) {
-	for i := len(c.history) - 1; i >= 0; i-- {
-		m := c.history[i]
-		if m.Role != llm.RoleAssistant {
-			continue
-		}
-		if heard == "" && len(m.ToolCalls) == 0 {
-			c.history = append(c.history[:i], c.history[i+1:]...) // nothing of it was heard
-			return
-		}
-		c.history[i].Content = heard
-		return
 	}
 }
 
@@ -199,11 +205,22 @@ func (r *reply) newSpeech() *speech {
 	r.mu.Lock()
 	r.speech = s
 	r.mu.Unlock()
+	r.spoken = -1
 	return s
+}
+
+// say adds m to what this turn adds to the history, as the current
+// speech's message.
+func (r *reply) say(m llm.Message) {
+	r.added = append(r.added, m)
+	r.spoken = len(r.added) - 1
 }
 
 func (r *reply) sayFixed() {
 	s := r.newSpeech()
+	if r.fixed.remember {
+		r.say(llm.Message{Role: llm.RoleAssistant, Content: r.fixed.text})
+	}
 	s.add(r.fixed.text)
 	s.close()
 	s.wait(r.ctx)
@@ -256,7 +273,7 @@ func (r *reply) converse() {
 		if err != nil {
 			if r.ctx.Err() != nil { // interrupted: the loop keeps what was heard
 				if res.Text != "" {
-					r.added = append(r.added, llm.Message{Role: llm.RoleAssistant, Content: res.Text})
+					r.say(llm.Message{Role: llm.RoleAssistant, Content: res.Text})
 				}
 				return
 			}
@@ -272,12 +289,12 @@ func (r *reply) converse() {
 		if len(res.ToolCalls) == 0 || r.ctx.Err() != nil {
 			if res.Text != "" {
 				msg.ToolCalls = nil
-				r.added = append(r.added, msg)
+				r.say(msg)
 			}
 			return
 		}
 		results, again := r.runTools(res.ToolCalls)
-		r.added = append(r.added, msg)
+		r.say(msg)
 		r.added = append(r.added, results...)
 		if !again || r.endCause != "" || r.ctx.Err() != nil {
 			return

@@ -22,13 +22,14 @@ type running struct {
 	sess  *fakeSession
 	ended chan string
 	done  chan struct{}
+	out   call.Outcome // what the conversation reported, once done
 }
 
 func start(t *testing.T, b bench, e *Engine) *running {
 	t.Helper()
 	r := &running{sess: newFakeSession(), ended: make(chan string, 1), done: make(chan struct{})}
 	live := telephony.NewLive(b.call, b.agent, r.sess, func(cause string) { r.ended <- cause; r.sess.hangup() })
-	go func() { e.Run(context.Background(), live); close(r.done) }()
+	go func() { r.out = e.Run(context.Background(), live); close(r.done) }()
 	t.Cleanup(func() { r.sess.hangup(); <-r.done })
 	return r
 }

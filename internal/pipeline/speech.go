@@ -12,6 +12,14 @@ import (
 
 // speech is one agent utterance: sentences synthesized in order on their
 // own goroutine and queued on the call's audio as they come.
+//
+// Ownership: the reply goroutine that made the speech is the only sender on
+// queue and the only one to close it (close, once it has no more
+// sentences). Stopping it from the loop (barge-in, the call ending) cancels
+// its context instead: the synthesis goroutine stops reading, and add
+// returns at once. Closing the queue from the loop would make a sentence
+// the model is still streaming a send on a closed channel, which panics
+// whatever select surrounds it.
 type speech struct {
 	c      *conversation
 	turnID string
@@ -44,6 +52,7 @@ func newSpeech(ctx context.Context, c *conversation, turnID string, lat *latency
 	return s
 }
 
+// add queues a sentence; the reply goroutine only.
 func (s *speech) add(sentence string) {
 	select {
 	case s.queue <- sentence:
@@ -51,8 +60,19 @@ func (s *speech) add(sentence string) {
 	}
 }
 
-// close says no more sentences will come.
+// close says no more sentences will come; the reply goroutine only.
 func (s *speech) close() { s.closeOne.Do(func() { close(s.queue) }) }
+
+// next is the next sentence to say; false once the queue is closed or the
+// utterance was stopped.
+func (s *speech) next() (string, bool) {
+	select {
+	case sentence, ok := <-s.queue:
+		return sentence, ok && s.ctx.Err() == nil
+	case <-s.ctx.Done():
+		return "", false
+	}
+}
 
 func (s *speech) synthesize() {
 	defer func() {
@@ -69,9 +89,10 @@ func (s *speech) synthesize() {
 		}
 		close(s.played)
 	}()
-	for sentence := range s.queue {
-		if s.ctx.Err() != nil {
-			continue
+	for {
+		sentence, ok := s.next()
+		if !ok {
+			return
 		}
 		if s.c.e.TTS == nil {
 			continue
@@ -138,8 +159,7 @@ func (s *speech) stop() bool {
 	}
 	s.stopped, s.logged = true, true
 	s.mu.Unlock()
-	s.cancel()
-	s.close()
+	s.cancel() // not close: the reply goroutine may still be adding sentences
 	return true
 }
 

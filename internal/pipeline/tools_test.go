@@ -315,6 +315,7 @@ func TestCallTrace(t *testing.T) {
 	b := newBench(t, func(a *model.Agent) { a.Config.PlayKeypadTouchToneEnabled = &yes })
 	e := &Engine{Tracer: otlp.New(collector.URL, "parley", nil)}
 	toolTurn(t, b, e, "press_digit", `{"digits":"1"}`)
+	e.Wait() // the trace goes out after the call
 	mu.Lock()
 	defer mu.Unlock()
 	want := []string{"call", "turn", "endpointing", "stt", "llm.first_token", "llm.first_sentence", "tts.first_audio", "line"}

@@ -7,11 +7,12 @@ import (
 	"github.com/parley-voice/parley/internal/otlp"
 )
 
-// exportTrace sends the call's trace: a "call" span, and under it one
-// "turn" span per answered turn (end of the caller's speech to the agent's
-// first audio) with a child span per stage. It runs after the call has
-// ended, so a slow collector never holds a call up.
-func (c *conversation) exportTrace(ctx context.Context) {
+// exportTrace sends the call's trace in the background: a "call" span,
+// and under it one "turn" span per answered turn (end of the caller's
+// speech to the agent's first audio) with a child span per stage. The call
+// ends without waiting for it, so a slow collector never holds a call up;
+// Engine.Wait waits for exports under way.
+func (c *conversation) exportTrace() {
 	if c.e.Tracer == nil {
 		return
 	}
@@ -21,17 +22,22 @@ func (c *conversation) exportTrace(ctx context.Context) {
 	if cause == "" {
 		cause = "USER_ENDED"
 	}
-	spans := []otlp.Span{{TraceID: trace, ID: root, Name: "call", Start: c.log.start, End: end, ErrorMsg: c.failure,
+	spans := []otlp.Span{{TraceID: trace, ID: root, Name: "call", Start: c.started, End: end, ErrorMsg: c.failure,
 		Attrs: map[string]any{"parley.call_id": c.live.Call.ID, "parley.agent_id": c.live.Call.AgentID,
 			"parley.direction": c.live.Call.Direction, "parley.hangup_cause": cause, "parley.turns": len(c.timed)}}}
 	for _, l := range c.timed {
 		spans = append(spans, l.spans(trace, root)...)
 	}
-	ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), otlp.Timeout)
-	defer cancel()
-	if err := c.e.Tracer.Export(ectx, spans); err != nil {
-		c.e.log().Warn("trace not exported", "call_id", c.live.Call.ID, "err", err)
-	}
+	e, callID := c.e, c.live.Call.ID
+	e.exports.Add(1)
+	go func() {
+		defer e.exports.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), otlp.Timeout)
+		defer cancel()
+		if err := e.Tracer.Export(ctx, spans); err != nil {
+			e.log().Warn("trace not exported", "call_id", callID, "err", err)
+		}
+	}()
 }
 
 // stageSpans name the spans of a turn: from one moment to another.

@@ -2,48 +2,32 @@ package pipeline
 
 import (
 	"context"
-	"math"
+	"log/slog"
 	"sync"
 	"time"
 
+	"github.com/parley-voice/parley/internal/call"
 	"github.com/parley-voice/parley/internal/knowledge"
-	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/provider/llm"
 	"github.com/parley-voice/parley/internal/provider/tts"
-	"github.com/parley-voice/parley/internal/store"
 )
 
 // transcriptLog appends the call's transcript entries as they happen, so a
-// crash keeps what was said.
+// crash keeps what was said. It writes nothing else of the call's record:
+// the summary and metrics go back to the line as the conversation's outcome.
 type transcriptLog struct {
-	st   store.Store
-	call model.Call
-	now  func() time.Time
-	// start is when the conversation began.
-	start time.Time
+	t   *call.Transcript
+	log *slog.Logger
 
 	mu sync.Mutex // entries land in the order they are made
-}
-
-// at is the entry's time in seconds from the start of the call: its
-// startedAt, or, when the record is not marked answered yet (the line
-// answers before the queue records it), the moment the conversation began.
-func (t *transcriptLog) at() float64 {
-	start := t.start
-	if t.call.StartedAt != nil {
-		start = *t.call.StartedAt
-	}
-	return math.Round(float64(t.now().Sub(start).Milliseconds())) / 1000
 }
 
 func (t *transcriptLog) append(e map[string]any) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	e["at"] = t.at() // seq: set by the store, in landing order
-	ctx := context.Background()
-	_ = t.st.Update(ctx, func(tx store.Tx) error {
-		return tx.AppendTranscript(ctx, t.call.OrgID, t.call.ID, []map[string]any{e}, model.Now())
-	})
+	if err := t.t.Append(context.Background(), e); err != nil {
+		t.log.Error("transcript entry not written", "call_id", t.t.CallID, "err", err)
+	}
 }
 
 func (t *transcriptLog) user(turnID, text, lang string) {
@@ -154,21 +138,4 @@ func (m *metrics) doc() map[string]any {
 		"interruption_stop_ms": append([]float64{}, m.interruptions...),
 		"knowledge_retrievals": append([]map[string]any{}, m.retrievals...),
 	}
-}
-
-// writeEnd stores the call's metrics and summary ("" for none) in one
-// write, before the call ends, so the post-call webhook carries them.
-func (t *transcriptLog) writeEnd(summary string, m *metrics) {
-	ctx := context.Background()
-	_ = t.st.Update(ctx, func(tx store.Tx) error {
-		c, err := tx.GetCall(ctx, t.call.OrgID, t.call.ID)
-		if err != nil {
-			return err
-		}
-		c.Metrics = m.doc()
-		if summary != "" {
-			c.Summary = &summary
-		}
-		return tx.UpdateCall(ctx, &c)
-	})
 }

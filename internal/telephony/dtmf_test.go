@@ -16,7 +16,12 @@ type pressDigits struct {
 	errs   chan error
 }
 
-func (p pressDigits) Run(ctx context.Context, l *Live) {
+func (p pressDigits) Run(ctx context.Context, l *Live) call.Outcome {
+	p.converse(ctx, l)
+	return call.Outcome{}
+}
+
+func (p pressDigits) converse(ctx context.Context, l *Live) {
 	time.Sleep(300 * time.Millisecond) // let the far end's media settle
 	p.errs <- l.Session.SendDigits(ctx, p.digits)
 	select {
@@ -55,7 +60,12 @@ func TestAgentDigitsReachBaresip(t *testing.T) {
 // collectDigits gathers the caller's keypad digits until the call ends.
 type collectDigits struct{ got chan rune }
 
-func (c collectDigits) Run(ctx context.Context, l *Live) {
+func (c collectDigits) Run(ctx context.Context, l *Live) call.Outcome {
+	c.converse(ctx, l)
+	return call.Outcome{}
+}
+
+func (c collectDigits) converse(ctx context.Context, l *Live) {
 	for {
 		select {
 		case d := <-l.Session.Digits():

@@ -250,4 +250,9 @@ func (e *env) recordingOf(c model.Call) audio.WAV {
 // convFunc is a Conversation from a function.
 type convFunc func(ctx context.Context, l *Live)
 
-func (f convFunc) Run(ctx context.Context, l *Live) { f(ctx, l) }
+func (f convFunc) Run(ctx context.Context, l *Live) call.Outcome {
+	f.converse(ctx, l)
+	return call.Outcome{}
+}
+
+func (f convFunc) converse(ctx context.Context, l *Live) { f(ctx, l) }

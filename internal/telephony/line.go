@@ -27,9 +27,15 @@ type line struct {
 	cause    string // our side's hang-up cause, first wins
 	status   string // final status for cause ("" = COMPLETED)
 	errMsg   string // why, when the status is FAILED
+	outcome  call.Outcome
 	result   call.Result
 	detached bool // a transfer took the leg over: its end is not ours
 }
+
+// postCallGrace is how long past its budget a conversation may take to
+// return before the call ends without its outcome: the budget bounds the
+// summary, the grace what the conversation does around it.
+const postCallGrace = 2 * time.Second
 
 // answered records the leg, starts the conversation and returns the line.
 func (p *Phone) answered(ctx context.Context, orgID, callID, agentID string, leg *sipua.Leg, trunk Trunk) (*line, error) {
@@ -45,7 +51,7 @@ func (p *Phone) answered(ctx context.Context, orgID, callID, agentID string, leg
 	}
 	var live *Live
 	err := p.Store.View(ctx, func(tx store.Tx) (err error) {
-		live = &Live{Session: leg, line: l}
+		live = &Live{Session: leg, line: l, Answered: time.Now(), PostCallBudget: p.postCallBudget()}
 		if live.Call, err = tx.GetCall(ctx, orgID, callID); err != nil {
 			return err
 		}
@@ -63,8 +69,13 @@ func (p *Phone) answered(ctx context.Context, orgID, callID, agentID string, leg
 		t := time.AfterFunc(time.Duration(*max)*time.Second, func() { l.Hangup(call.CauseMaxDuration) })
 		defer func() { go func() { <-l.ended; t.Stop() }() }()
 	}
+	reported := make(chan struct{})
 	go func() {
-		p.conversation().Run(runCtx, live)
+		defer close(reported)
+		out := p.conversation().Run(runCtx, live)
+		l.mu.Lock()
+		l.outcome = out
+		l.mu.Unlock()
 		// The conversation is over: so is the call, unless a transfer
 		// handed the leg to someone else.
 		if !l.isDetached() {
@@ -74,9 +85,25 @@ func (p *Phone) answered(ctx context.Context, orgID, callID, agentID string, leg
 	go func() {
 		<-leg.Done()
 		stop()
+		l.awaitOutcome(callID, reported, live.PostCallBudget)
 		l.finish()
 	}()
 	return l, nil
+}
+
+// awaitOutcome waits for the conversation to report, for at most its
+// post-call budget (and a little grace): the call's end is written with
+// what it reported, so the post-call webhook carries the summary and
+// metrics.
+func (l *line) awaitOutcome(callID string, reported <-chan struct{}, budget time.Duration) {
+	t := time.NewTimer(budget + postCallGrace)
+	defer t.Stop()
+	select {
+	case <-reported:
+	case <-t.C:
+		l.p.log().Warn("the conversation did not report within the post-call budget: the call ends without its summary and metrics",
+			"call_id", callID, "budget", budget.String())
+	}
 }
 
 func (l *line) isDetached() bool {
@@ -106,6 +133,7 @@ func (l *line) finish() {
 	default:
 		l.result = call.Result{Status: model.CallFailed, HangupCause: call.CauseSIPError, ErrorMessage: end.Reason}
 	}
+	l.result.Outcome = l.outcome
 	l.mu.Unlock()
 	close(l.ended)
 }

@@ -17,7 +17,12 @@ import (
 // hangUpOn ends every call it runs once the channel is closed.
 type hangUpOn chan struct{}
 
-func (c hangUpOn) Run(ctx context.Context, l *Live) {
+func (c hangUpOn) Run(ctx context.Context, l *Live) call.Outcome {
+	c.converse(ctx, l)
+	return call.Outcome{}
+}
+
+func (c hangUpOn) converse(ctx context.Context, l *Live) {
 	select {
 	case <-c:
 		l.End(call.CauseEndCallTool)

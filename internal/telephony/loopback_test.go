@@ -18,7 +18,12 @@ type toneTalker struct {
 	heard map[string]bool // by direction
 }
 
-func (tt *toneTalker) Run(ctx context.Context, l *Live) {
+func (tt *toneTalker) Run(ctx context.Context, l *Live) call.Outcome {
+	tt.converse(ctx, l)
+	return call.Outcome{}
+}
+
+func (tt *toneTalker) converse(ctx context.Context, l *Live) {
 	say, want := 1000.0, 440.0
 	if l.Call.Direction == model.Inbound {
 		say, want = 440, 1000

@@ -51,7 +51,18 @@ type Phone struct {
 	RingTimeout time.Duration
 	// Conversation runs answered calls (default Hold).
 	Conversation Conversation
-	Logger       *slog.Logger
+	// PostCallBudget bounds how long a call's end waits, once the call is
+	// over, for the conversation's outcome (its summary above all;
+	// default DefaultPostCallBudget).
+	PostCallBudget time.Duration
+	Logger         *slog.Logger
+}
+
+func (p *Phone) postCallBudget() time.Duration {
+	if p.PostCallBudget <= 0 {
+		return DefaultPostCallBudget
+	}
+	return p.PostCallBudget
 }
 
 func (p *Phone) log() *slog.Logger {

@@ -12,7 +12,6 @@ import (
 	"github.com/parley-voice/parley/internal/media/audio"
 	"github.com/parley-voice/parley/internal/media/sipua"
 	"github.com/parley-voice/parley/internal/model"
-	"github.com/parley-voice/parley/internal/store"
 )
 
 // Transfer modes (the agent's transferMode).
@@ -35,7 +34,7 @@ type WarmTransfer struct {
 	// Speaker voices the messages; nil skips them (only hold music plays).
 	Speaker Speaker
 	// TurnID labels the transfer's transcript entry (the conversation's
-	// turn); "" numbers it tool-N. Used by cold transfers too.
+	// turn; "" labels it transfer_to_number). Used by cold transfers too.
 	TurnID string
 }
 
@@ -66,7 +65,7 @@ func (l *Live) Transfer(ctx context.Context, number, mode string, warm WarmTrans
 	if err != nil {
 		out = "transfer failed: " + err.Error()
 	}
-	ln.p.appendTool(l.Call, warm.TurnID, "transfer_to_number", map[string]any{"to_number": number, "mode": modeOrCold(mode)}, out)
+	ln.p.appendTool(l.Call, l.Answered, warm.TurnID, "transfer_to_number", map[string]any{"to_number": number, "mode": modeOrCold(mode)}, out)
 	return err
 }
 
@@ -185,27 +184,16 @@ func (ln *line) bridge(dest *sipua.Leg, keepRecording bool) {
 }
 
 // appendTool adds a tool_call entry to the call's transcript.
-func (p *Phone) appendTool(c model.Call, turnID, name string, args map[string]any, output string) {
+func (p *Phone) appendTool(c model.Call, answered time.Time, turnID, name string, args map[string]any, output string) {
 	argsJSON, _ := json.Marshal(args)
-	ctx := context.Background()
-	err := p.Store.Update(ctx, func(tx store.Tx) error {
-		cur, err := tx.GetCall(ctx, c.OrgID, c.ID)
-		if err != nil {
-			return err
-		}
-		at := 0.0
-		if cur.StartedAt != nil {
-			at = time.Since(*cur.StartedAt).Seconds()
-		}
-		if turnID == "" {
-			turnID = fmt.Sprintf("tool-%d", len(cur.Transcript))
-		}
-		return tx.AppendTranscript(ctx, c.OrgID, c.ID, []map[string]any{{ // seq: set by the store
-			"at": float64(int(at*1000)) / 1000, "role": "tool", "type": "tool_call",
-			"turnId": turnID,
-			"tool":   map[string]any{"name": name, "args": string(argsJSON)},
-			"result": map[string]any{"output": output},
-		}}, model.Now())
+	if turnID == "" {
+		turnID = name
+	}
+	t := call.NewTranscript(p.Store, c, answered)
+	err := t.Append(context.Background(), map[string]any{ // seq: set by the store
+		"role": "tool", "type": "tool_call", "turnId": turnID,
+		"tool":   map[string]any{"name": name, "args": string(argsJSON)},
+		"result": map[string]any{"output": output},
 	})
 	if err != nil {
 		p.log().Error("transcript entry not written", "call_id", c.ID, "tool", name, "err", err)

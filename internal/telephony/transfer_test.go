@@ -23,7 +23,12 @@ type transferOnAnswer struct {
 	errs         chan error
 }
 
-func (c transferOnAnswer) Run(ctx context.Context, l *Live) {
+func (c transferOnAnswer) Run(ctx context.Context, l *Live) call.Outcome {
+	c.converse(ctx, l)
+	return call.Outcome{}
+}
+
+func (c transferOnAnswer) converse(ctx context.Context, l *Live) {
 	c.errs <- l.Transfer(ctx, c.number, c.mode, c.warm)
 	select {
 	case <-l.Session.Done():
@@ -91,7 +96,12 @@ type threeParty struct {
 	transferErr               chan error
 }
 
-func (tp *threeParty) Run(ctx context.Context, l *Live) {
+func (tp *threeParty) Run(ctx context.Context, l *Live) call.Outcome {
+	tp.converse(ctx, l)
+	return call.Outcome{}
+}
+
+func (tp *threeParty) converse(ctx context.Context, l *Live) {
 	switch {
 	case l.Agent.ID == tp.agentID:
 		tp.transferErr <- l.Transfer(ctx, "+15550003333", TransferWarm, WarmTransfer{Summary: "The caller wants a refund.", Speaker: toneSpeaker{}})
