@@ -93,7 +93,9 @@ var callWriterTests = []test{
 	{"SetPostCallWebhookStatus", func(t *testing.T, b *bundle) {
 		a := newAgent(t, b, b.org.ID)
 		c := newCall(t, b, b.org.ID, a.ID, func(c *model.Call) { c.PostCallWebhookURL = ptr("https://example.com/post") })
-		b.update(t, func(tx store.Tx) error { return tx.SetPostCallWebhookStatus(b.ctx, b.org.ID, c.ID, model.WebhookFailed) })
+		b.update(t, func(tx store.Tx) error {
+			return tx.SetPostCallWebhookStatus(b.ctx, b.org.ID, c.ID, model.WebhookFailed)
+		})
 		got := getCall(t, b, b.org.ID, c.ID)
 		if got.PostCallWebhookStatus == nil || *got.PostCallWebhookStatus != model.WebhookFailed || !got.UpdatedAt.Equal(c.UpdatedAt) {
 			t.Fatalf("status %v updatedAt %v", got.PostCallWebhookStatus, got.UpdatedAt)
