@@ -94,7 +94,16 @@ type Line struct {
 	mu      sync.Mutex
 	ended   chan struct{}
 	result  call.Result
+	outcome call.Outcome
 	hangups chan string
+}
+
+// Reports sets what the line's conversation reports when the line ends,
+// whoever ends it.
+func (l *Line) Reports(out call.Outcome) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.outcome = out
 }
 
 // Ended implements call.Line.
@@ -137,6 +146,9 @@ func (l *Line) end(r call.Result) bool {
 	default:
 	}
 	l.result = r
+	if r.Outcome.Summary == nil && r.Outcome.Metrics == nil {
+		l.result.Outcome = l.outcome
+	}
 	close(l.ended)
 	return true
 }
