@@ -148,11 +148,7 @@ func TestAConversationTurnEndsWithEndCall(t *testing.T) {
 	go func() { out = e.Run(context.Background(), live); close(done) }()
 
 	// The greeting plays; then the caller speaks.
-	deadline := time.Now().Add(10 * time.Second)
-	for len(sess.playedAudio()) < Rate/2 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	time.Sleep(1500 * time.Millisecond)
+	b.waitEntries(t, 1)
 	sess.say(callerSays(t, "I would like a table for two tonight."))
 
 	select {
@@ -253,7 +249,15 @@ func TestCallerInterruptsTheAgent(t *testing.T) {
 			}
 			atSay := len(sess.playedAudio())
 			sess.say(callerSays(t, "Sorry, can I book a table for tonight please?"))
-			time.Sleep(4 * time.Second)
+			// Interrupted: the cut greeting, the caller, the reply. Not: three
+			// seconds more of the greeting while the caller talks.
+			deadline = time.Now().Add(60 * time.Second)
+			for time.Now().Before(deadline) {
+				if tc.wantInterrupt && len(b.stored(t).Transcript) >= 3 || !tc.wantInterrupt && len(sess.playedAudio())-atSay >= 3*Rate {
+					break
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
 			played := len(sess.playedAudio())
 			sess.hangup()
 			<-done
@@ -368,7 +372,11 @@ func TestGreetingModes(t *testing.T) {
 			live := telephony.NewLive(b.call, b.agent, sess, func(string) { sess.hangup() })
 			done := make(chan struct{})
 			go func() { e.Run(context.Background(), live); close(done) }()
-			time.Sleep(2500 * time.Millisecond)
+			if tc.wantText != "" {
+				b.waitEntries(t, 1)
+			} else {
+				time.Sleep(2500 * time.Millisecond) // long enough for a greeting that must not come
+			}
 			sess.hangup()
 			<-done
 			c := b.stored(t)
@@ -413,7 +421,7 @@ func TestPressDigitTool(t *testing.T) {
 	live := telephony.NewLive(b.call, b.agent, sess, func(string) { sess.hangup() })
 	done := make(chan struct{})
 	go func() { e.Run(context.Background(), live); close(done) }()
-	time.Sleep(2 * time.Second) // the greeting
+	b.waitEntries(t, 1) // the greeting
 	sess.say(callerSays(t, "For sales press one then hash."))
 	deadline := time.Now().Add(15 * time.Second)
 	for time.Now().Before(deadline) {

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/parley-voice/parley/internal/call"
 	"github.com/parley-voice/parley/internal/model"
@@ -46,4 +47,18 @@ func (b bench) ended(t *testing.T, out call.Outcome) model.Call {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// waitEntries waits until the call's transcript holds n entries: an
+// utterance's entry lands once it has played in full, so waitEntries(t, b,
+// 1) waits out the greeting however slowly a loaded machine plays it.
+func (b bench) waitEntries(t *testing.T, n int) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for len(b.stored(t).Transcript) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("the transcript did not reach %d entries: %q", n, texts(b.stored(t)))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

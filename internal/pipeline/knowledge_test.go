@@ -60,7 +60,7 @@ func TestKnowledgeInCalls(t *testing.T) {
 			return llmtest.Reply{Text: []string{"We are closed on Mondays."}}
 		})
 		r := start(t, b, e)
-		time.Sleep(1800 * time.Millisecond)
+		b.waitEntries(t, 1) // the greeting
 		r.sess.say(callerSays(t, "Are you open on Monday evenings?"))
 		deadline := time.Now().Add(15 * time.Second)
 		for time.Now().Before(deadline) && len(b.stored(t).Transcript) < 3 {

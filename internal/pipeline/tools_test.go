@@ -76,7 +76,7 @@ func toolTurn(t *testing.T, b bench, e *Engine, tool, args string) (entry map[st
 	})
 	e.STT, e.TTS, e.Store = &scriptedSTT{texts: []string{"Please do it"}}, espeak.New(espeak.Config{}), b.st
 	r := start(t, b, e)
-	time.Sleep(1800 * time.Millisecond) // the greeting
+	b.waitEntries(t, 1) // the greeting
 	r.sess.say(callerSays(t, "Please do it."))
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
@@ -233,7 +233,7 @@ func TestEndCallEntryAndCause(t *testing.T) {
 	})
 	e.STT, e.TTS, e.Store = &scriptedSTT{texts: []string{"bye"}}, espeak.New(espeak.Config{}), b.st
 	r := start(t, b, e)
-	time.Sleep(1800 * time.Millisecond)
+	b.waitEntries(t, 1) // the greeting
 	r.sess.say(callerSays(t, "Bye now."))
 	if c := r.cause(t, 20*time.Second); c != call.CauseEndCallTool {
 		t.Fatalf("ended %s", c)
@@ -263,7 +263,7 @@ func TestCloudSpeechEngines(t *testing.T) {
 		Store: b.st,
 	}
 	r := start(t, b, e)
-	time.Sleep(1500 * time.Millisecond)
+	b.waitEntries(t, 1) // the greeting
 	r.sess.say(callerSays(t, "A table for two please."))
 	if c := r.cause(t, 20*time.Second); c != call.CauseEndCallTool {
 		t.Fatalf("ended %s", c)
