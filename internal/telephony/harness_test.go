@@ -201,6 +201,19 @@ func (e *env) waitFor(id string, what string, cond func(model.Call) bool) model.
 	}
 }
 
+// waitInbound waits for the end of the organization's one inbound call
+// (the callee's side of a loopback call) and returns it.
+func (e *env) waitInbound() model.Call {
+	e.t.Helper()
+	for _, c := range e.calls() {
+		if c.Direction == model.Inbound {
+			return e.waitFinal(c.ID)
+		}
+	}
+	e.t.Fatal("no inbound call was recorded")
+	return model.Call{}
+}
+
 func (e *env) waitFinal(id string) model.Call {
 	e.t.Helper()
 	return e.waitFor(id, "its end", func(c model.Call) bool { return call.IsFinal(c.Status) })

@@ -64,12 +64,7 @@ func TestLoopbackAgentCallsAgent(t *testing.T) {
 	out := e.place(caller, "+15551230000")
 	ended := e.waitFinal(out.ID)
 	wantEnd(t, ended, model.CallCompleted, call.CauseEndCallTool)
-	var in model.Call
-	for _, c := range e.calls() {
-		if c.Direction == model.Inbound {
-			in = e.waitFinal(c.ID)
-		}
-	}
+	in := e.waitInbound()
 	wantEnd(t, in, model.CallCompleted, call.CauseUserEnded)
 	if in.AgentID != callee.ID || in.FromNumber != out.FromNumber || in.ToNumber != "+15551230000" {
 		t.Errorf("inbound record agent %s from %s to %s", in.AgentName, in.FromNumber, in.ToNumber)

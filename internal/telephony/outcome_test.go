@@ -45,12 +45,7 @@ func TestTheEndWaitsForTheOutcome(t *testing.T) {
 	out := e.place(e.agent(withTrunk(loop.ID)), "+15551230000")
 	ended := e.waitFinal(out.ID)
 	wantEnd(t, ended, model.CallCompleted, call.CauseEndCallTool)
-	var in model.Call
-	for _, c := range e.calls() {
-		if c.Direction == model.Inbound {
-			in = e.waitFinal(c.ID)
-		}
-	}
+	in := e.waitInbound()
 	wantEnd(t, in, model.CallCompleted, call.CauseUserEnded)
 	for _, c := range []model.Call{ended, in} {
 		if c.Summary == nil || *c.Summary != "Summary of the "+c.Direction+" side." || c.Metrics["llm_prompt_tokens"] != 7.0 {
