@@ -34,6 +34,14 @@ func TestReadmeQuickStart(t *testing.T) {
 		t.Skip("builds and runs the quick start")
 	}
 	requireLocalSpeech(t)
+	for _, bin := range []string{"make", "bash", "curl", "sed", "git"} {
+		if _, err := exec.LookPath(bin); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s is missing: the quick start needs it (scripts/deps.sh installs curl)", bin)
+			}
+			t.Skipf("%s is missing", bin)
+		}
+	}
 	for _, addr := range []struct{ network, addr string }{{"tcp", "127.0.0.1:8080"}, {"udp", "0.0.0.0:5060"}, {"tcp", "0.0.0.0:5060"}} {
 		if err := portFree(addr.network, addr.addr); err != nil {
 			t.Fatalf("the README's quick start needs %s %s free: %v", addr.network, addr.addr, err)
