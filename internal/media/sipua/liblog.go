@@ -90,7 +90,8 @@ func (h *libHandler) Handle(ctx context.Context, r slog.Record) error {
 	if !h.next.Enabled(ctx, level) {
 		return nil
 	}
-	if !h.limit.allow(r.Message, level, h.next) {
+	// Debug is not limited: whoever turns it on is tracing transactions.
+	if level > slog.LevelDebug && !h.limit.allow(r.Message, level, h.next) {
 		return nil
 	}
 	out := slog.NewRecord(r.Time, level, r.Message, r.PC)

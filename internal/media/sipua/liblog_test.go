@@ -102,6 +102,14 @@ func TestLibraryLogRelevelsAndLimits(t *testing.T) {
 	if recs := buf.records(t); len(recs) != libLogBurst+3 || recs[len(recs)-1]["msg"] != "failed to parse" {
 		t.Errorf("a new window did not let the message through: %v", recs[len(recs)-1])
 	}
+	var debug lockedBuffer
+	dlog := slog.New(newLibHandler(slog.NewJSONHandler(&debug, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	for range 3 * libLogBurst {
+		dlog.Debug("UDP read", "data", "x")
+	}
+	if n := len(debug.records(t)); n != 3*libLogBurst {
+		t.Errorf("at debug level %d of %d debug records passed, want all (tracing)", n, 3*libLogBurst)
+	}
 	for msg, l := range libLevels {
 		if l < slog.LevelInfo {
 			t.Errorf("libLevels lowers %q below Info, which Enabled does not expect", msg)
