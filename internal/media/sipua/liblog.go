@@ -34,10 +34,11 @@ const (
 	libLogMaxKeys = 256
 )
 
-// libLevels re-levels library messages that what peers send can cause.
-// The libraries log at Info what a server operator sees as routine (a
-// transport listening, a transaction removed), so other Info records
-// become Debug.
+// libLevels sets the level of the library messages a peer can cause:
+// what it sent is its problem (a warning at most), not an error of ours.
+// The libraries log at Info what an operator sees as routine (a transport
+// listening, a transaction removed), so their other Info records become
+// Debug.
 var libLevels = map[string]slog.Level{
 	"failed to parse":                                    slog.LevelWarn,
 	"Server tx failed to handle request":                 slog.LevelWarn,
