@@ -3,6 +3,8 @@ SHELL := /usr/bin/env bash
 GO    ?= go
 BIN   := bin/parley
 PKGS  := ./...
+# ARGS are extra flags for `parley serve`: make run ARGS="--llm-base-url http://127.0.0.1:11434/v1"
+ARGS  ?=
 
 .DEFAULT_GOAL := help
 
@@ -16,11 +18,12 @@ deps: ## install missing system packages (apt-get when root) and check the toolc
 
 .PHONY: build
 build: ## build bin/parley (CGO-free, a single static binary)
+	@echo "building $(BIN) (the first build compiles every dependency and takes a few minutes; later ones take seconds)"
 	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/parley
 
 .PHONY: run
-run: deps build ## serve on the embedded SQLite database under ./parley-data; prints the first API key
-	$(BIN) serve
+run: deps build ## serve on the embedded SQLite database under ./parley-data (first start prints an API key); flags: ARGS="..."
+	$(BIN) serve $(ARGS)
 
 .PHONY: test
 test: deps lint ## the whole test suite, with the race detector; PostgreSQL too when PARLEY_TEST_DATABASE_URL is set

@@ -21,7 +21,7 @@ var Version = "dev"
 const usage = `Parley runs AI voice agents on the phone network.
 
 Usage:
-  parley serve [flags]               serve the API (and, later, calls)
+  parley serve [flags]               serve the API, dashboard, calls and SIP in one process
   parley keys create --org NAME      create an API key (and the organization if new); prints the key
   parley keys list --org NAME        list an organization's keys (never their secrets)
   parley keys revoke --org NAME ID   revoke a key

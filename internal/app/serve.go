@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	stdlog "log"
 	"log/slog"
 	"net"
 	"net/http"
@@ -15,6 +16,11 @@ import (
 // phases: stop accepting and let in-flight requests finish (bounded by
 // ShutdownTimeout), then close the store.
 func serve(ctx context.Context, c Config, log *slog.Logger, stderr io.Writer) error {
+	// Libraries that log through slog's default (parts of the SIP stack)
+	// write through the server's handler too, not as plain text in between.
+	prev, prevOut, prevFlags := slog.Default(), stdlog.Writer(), stdlog.Flags()
+	slog.SetDefault(log)
+	defer func() { slog.SetDefault(prev); stdlog.SetOutput(prevOut); stdlog.SetFlags(prevFlags) }()
 	a, err := Open(ctx, c, log)
 	if err != nil {
 		return err
@@ -87,9 +93,9 @@ func serve(ctx context.Context, c Config, log *slog.Logger, stderr io.Writer) er
 				log.Warn("close SIP", "err", err)
 			}
 		}
-		log.Info("SIP listening", "addr", a.UA.Addr(), "public_host", a.UA.PublicHost())
 	}
 	defer stopSIP()
+	logConfiguration(log, c, a, ln.Addr().String())
 	log.Info("serving", "addr", ln.Addr().String(), "database", a.Store.Engine(), "data_dir", c.DataDir)
 
 	select {

@@ -118,7 +118,8 @@ func New(cfg Config) (*UA, error) {
 			dmedia.RTPPortStart, dmedia.RTPPortEnd = cfg.RTPPortMin, cfg.RTPPortMax
 		})
 	}
-	uaOpts := []sipgo.UserAgentOption{sipgo.WithUserAgent(cfg.UserAgent), sipgo.WithUserAgentHostname(public)}
+	libLog := newLibraryLog(cfg.Logger) // sipgo's and diago's own logs
+	uaOpts := append(libLog.uaOptions(), sipgo.WithUserAgent(cfg.UserAgent), sipgo.WithUserAgentHostname(public))
 	if cfg.TLSAddr != "" {
 		uaOpts = append(uaOpts, sipgo.WithUserAgenTLSConfig(&tls.Config{RootCAs: cfg.TLSRoots, MinVersion: tls.VersionTLS12}))
 	}
@@ -148,7 +149,7 @@ func New(cfg Config) (*UA, error) {
 		u.tls, u.tlsAddr = true, net.JoinHostPort(t.BindHost, strconv.Itoa(t.BindPort))
 	}
 	opts = append(opts,
-		diago.WithLogger(cfg.Logger.With("component", "sip")),
+		diago.WithLogger(libLog.Logger),
 		diago.WithMediaConfig(diago.MediaConfig{Codecs: codecs}),
 		diago.WithServerRequestMiddleware(u.middleware),
 	)
