@@ -40,8 +40,9 @@ type Recorder func(farEnd, ours []int16)
 type Leg struct {
 	ua     *UA
 	dialog diago.DialogSession
+	key    dialogKey
 	callID string
-	remote bool // the far end's dialog side: true for inbound legs
+	slot   *slot // freed when the leg is over
 
 	codec  dmedia.Codec
 	reader io.Reader
@@ -77,7 +78,7 @@ type outItem struct {
 	digit rune
 }
 
-func newLeg(ua *UA, d diago.DialogSession, callID string) (*Leg, error) {
+func newLeg(ua *UA, d diago.DialogSession, s *slot) (*Leg, error) {
 	m := d.Media()
 	dtmfR := &diago.DTMFReader{}
 	// No diago jitter buffer: it loses RFC 4733 events. The leg's own
@@ -93,7 +94,8 @@ func newLeg(ua *UA, d diago.DialogSession, callID string) (*Leg, error) {
 	l := &Leg{
 		ua:           ua,
 		dialog:       d,
-		callID:       callID,
+		key:          legKey(d),
+		slot:         s,
 		codec:        dmedia.CodecAudioFromSession(m.MediaSession()),
 		reader:       r,
 		dtmfW:        w,
@@ -105,6 +107,7 @@ func newLeg(ua *UA, d diago.DialogSession, callID string) (*Leg, error) {
 		mediaTimeout: ua.cfg.MediaTimeout,
 		stop:         make(chan struct{}),
 	}
+	l.callID = l.key.callID
 	dtmfR.OnDTMF(func(d rune) error { l.digit(d); return nil })
 	return l, nil
 }
@@ -114,6 +117,7 @@ func closedChan() chan struct{} { c := make(chan struct{}); close(c); return c }
 // start runs the leg's loops: the media clock, the RTP reader and the
 // watcher of the dialog's end.
 func (l *Leg) start() {
+	l.ua.register(l)
 	l.loops.Add(3)
 	go l.clock()
 	go l.read()
@@ -364,7 +368,8 @@ func (l *Leg) finish(e media.End) {
 		_ = l.dialog.Media().Close() // unblocks the reader
 		l.loops.Wait()
 		_ = l.dialog.Close()
-		l.ua.release(l)
+		l.ua.forget(l)
+		l.slot.free()
 		close(l.done)
 	}()
 }
