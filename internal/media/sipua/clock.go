@@ -39,12 +39,13 @@ var silence = make([]int16, frame)
 func (l *Leg) clock() {
 	defer l.loops.Done()
 	var n int64 // frames done
+run:
 	for !l.stopping() {
 		due := int64(l.clk.Now().Sub(l.t0)/media.FrameDuration) + 1
 		for ; n < due; n++ {
 			if err := l.tick(due-n <= maxBurst); err != nil {
 				l.finish(media.End{Remote: true, Reason: "media closed"})
-				break
+				break run
 			}
 		}
 		l.trimBacklog()
