@@ -126,3 +126,60 @@ func TestLoopbackCallThroughTheAPI(t *testing.T) {
 		}
 	}
 }
+
+// Both legs of a loopback call run in this server under one Call-ID; each
+// frees its own SIP dialog slot. With --sip-max-dialogs 4 (two loopback
+// calls at once) ten calls in a row connect only if none leaks a slot, and
+// parley_sip_legs comes back to 0.
+func TestLoopbackCallsFreeTheirSIPLegs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := build(t)
+	srv := startServer(t, bin, []string{"PARLEY_DATA_DIR=" + t.TempDir()},
+		"--dialer", "sip", "--sip-addr", "127.0.0.1:0", "--rtp-ports", "31200-31300", "--sip-max-dialogs", "4")
+	a := api{t: t, base: "http://" + srv.addr + "/v1", key: srv.key}
+	trunk := a.do("POST", "/sip-trunks", `{"friendlyName":"Loopback","transport":"loopback"}`, 201)
+	callee := a.do("POST", "/agents", `{"name":"Callee","promptTemplate":"Answer."}`, 201)
+	caller := a.do("POST", "/agents", fmt.Sprintf(`{"name":"Caller","promptTemplate":"Ask.","sipTrunkId":%q}`, trunk["id"]), 201)
+	a.do("POST", "/phone-numbers", fmt.Sprintf(`{"e164":"+15551230000","agentId":%q}`, callee["id"]), 201)
+
+	legs := func() string {
+		resp, err := http.Get("http://" + srv.addr + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		for _, line := range strings.Split(string(body), "\n") {
+			if v, ok := strings.CutPrefix(line, "parley_sip_legs "); ok {
+				return v
+			}
+		}
+		t.Fatalf("no parley_sip_legs in /metrics:\n%s", body)
+		return ""
+	}
+	wait := func(what string, cond func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(15 * time.Second)
+		for !cond() {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: not within 15 s (parley_sip_legs %s)", what, legs())
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	for i := range 10 {
+		out := a.do("POST", "/calls", fmt.Sprintf(`{"agentId":%q,"fromNumber":"+15550001000","toNumber":"+15551230000"}`, caller["id"]), 201)
+		id := out["id"].(string)
+		wait(fmt.Sprintf("call %d in progress", i+1), func() bool {
+			c := a.do("GET", "/calls/"+id, "", 200)
+			if c["status"] == "FAILED" {
+				t.Fatalf("call %d failed: %v %v", i+1, c["hangupCause"], c["errorMessage"])
+			}
+			return c["status"] == "IN_PROGRESS"
+		})
+		a.do("POST", "/calls/"+id+"/cancel", "", 200)
+		wait(fmt.Sprintf("both legs of call %d over", i+1), func() bool { return legs() == "0" })
+	}
+}

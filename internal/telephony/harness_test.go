@@ -63,6 +63,13 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 // when CI loads the machine).
 func newEnvMedia(t *testing.T, mediaTimeout time.Duration, opts ...envOption) *env {
 	t.Helper()
+	return newEnvUA(t, sipua.Config{MediaTimeout: mediaTimeout}, opts...)
+}
+
+// newEnvUA is newEnv with the user agent configured by cfg (its listen
+// address and logger are the harness's).
+func newEnvUA(t *testing.T, cfg sipua.Config, opts ...envOption) *env {
+	t.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "parley.db"))
 	if err != nil {
@@ -75,7 +82,8 @@ func newEnvMedia(t *testing.T, mediaTimeout time.Duration, opts ...envOption) *e
 	if testing.Verbose() && os.Getenv("PARLEY_TEST_LOG") != "" {
 		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	ua, err := sipua.New(sipua.Config{ListenAddr: "127.0.0.1:0", Logger: log, MediaTimeout: mediaTimeout})
+	cfg.ListenAddr, cfg.Logger = "127.0.0.1:0", log
+	ua, err := sipua.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,6 +220,24 @@ func (e *env) waitInbound() model.Call {
 	}
 	e.t.Fatal("no inbound call was recorded")
 	return model.Call{}
+}
+
+// waitLegs waits until the user agent holds want dialog slots (a leg frees
+// its slot a moment after its call record is final).
+func (e *env) waitLegs(want int) {
+	e.t.Helper()
+	waitSlots(e.t, e.ua, want)
+}
+
+func waitSlots(t *testing.T, ua *sipua.UA, want int) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for ua.Active() != want {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d SIP dialog slots taken, want %d", ua.Active(), want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 func (e *env) waitFinal(id string) model.Call {

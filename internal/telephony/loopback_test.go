@@ -8,6 +8,7 @@ import (
 
 	"github.com/parley-voice/parley/internal/call"
 	"github.com/parley-voice/parley/internal/media/audio"
+	"github.com/parley-voice/parley/internal/media/sipua"
 	"github.com/parley-voice/parley/internal/model"
 )
 
@@ -66,6 +67,7 @@ func TestLoopbackAgentCallsAgent(t *testing.T) {
 	wantEnd(t, ended, model.CallCompleted, call.CauseEndCallTool)
 	in := e.waitInbound()
 	wantEnd(t, in, model.CallCompleted, call.CauseUserEnded)
+	e.waitLegs(0) // our BYE ended both legs, each freed its slot
 	if in.AgentID != callee.ID || in.FromNumber != out.FromNumber || in.ToNumber != "+15551230000" {
 		t.Errorf("inbound record agent %s from %s to %s", in.AgentName, in.FromNumber, in.ToNumber)
 	}
@@ -114,5 +116,47 @@ func TestLoopbackRefusesAnotherOrganizationsNumber(t *testing.T) {
 	wantEnd(t, ended, model.CallFailed, call.CauseSIPError)
 	if deref(ended.ErrorMessage) != "SIP 404 Not Found" {
 		t.Errorf("errorMessage %q", deref(ended.ErrorMessage))
+	}
+}
+
+// Both legs of a loopback call live in this server with one Call-ID; each
+// frees its own dialog slot. With room for two calls at once, 50 in a row
+// connect only if no call leaves a slot behind.
+func TestLoopbackCallsLeaveNoDialogSlotsBehind(t *testing.T) {
+	// The caller hangs up as soon as the callee's side is up.
+	up := make(chan struct{}, 1)
+	hangUpAtOnce := convFunc(func(ctx context.Context, l *Live) {
+		if l.Call.Direction == model.Inbound {
+			up <- struct{}{}
+			select {
+			case <-l.Session.Done():
+			case <-ctx.Done():
+			}
+			return
+		}
+		select {
+		case <-up:
+			l.End(call.CauseEndCallTool)
+		case <-l.Session.Done():
+		case <-ctx.Done():
+		}
+	})
+	e := newEnvUA(t, sipua.Config{MaxDialogs: 4, MediaTimeout: 10 * time.Second},
+		func(p *Phone, _ *callqueueOptions) { p.Conversation = hangUpAtOnce })
+	callee := e.agent(func(a *model.Agent) { a.Name = "Callee" })
+	e.number("+15551230000", &callee.ID, nil)
+	caller := e.agent(withTrunk(e.trunk("").ID))
+	for i := range 50 {
+		out := e.place(caller, "+15551230000")
+		if c := e.waitFinal(out.ID); c.Status != model.CallCompleted {
+			t.Fatalf("call %d ended %s/%s (%s) with %d dialog slots taken", i+1, c.Status,
+				deref(c.HangupCause), deref(c.ErrorMessage), e.ua.Active())
+		}
+		e.waitLegs(0)
+	}
+	for _, c := range e.calls() {
+		if c = e.waitFinal(c.ID); c.Status != model.CallCompleted {
+			t.Errorf("%s call ended %s/%s", c.Direction, c.Status, deref(c.HangupCause))
+		}
 	}
 }

@@ -27,6 +27,7 @@ func TestOutboundAnsweredThenTheyHangUp(t *testing.T) {
 	if err := uas.Wait(); err != nil {
 		t.Fatal(err)
 	}
+	e.waitLegs(0) // the far end's BYE freed the dialog slot
 	if ended.StartedAt == nil || ended.DurationSeconds == nil || *ended.DurationSeconds < 1 || *ended.DurationSeconds > 3 {
 		t.Errorf("durationSeconds %v, want about 2", ended.DurationSeconds)
 	}
@@ -121,6 +122,7 @@ func TestOutboundFailures(t *testing.T) {
 			if ended.RecordingURL != nil || ended.StartedAt != nil {
 				t.Errorf("an unanswered call has recordingUrl %v, startedAt %v", deref(ended.RecordingURL), ended.StartedAt)
 			}
+			e.waitLegs(0)
 			if err := uas.Wait(); err != nil {
 				t.Fatal(err)
 			}
@@ -146,6 +148,7 @@ func TestOutboundCanceledWhileRinging(t *testing.T) {
 	if err := uas.Wait(); err != nil {
 		t.Fatalf("sipp did not see the CANCEL: %v", err)
 	}
+	e.waitLegs(0)
 }
 
 func TestOutboundWithoutTrunk(t *testing.T) {

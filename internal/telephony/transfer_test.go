@@ -68,6 +68,7 @@ func TestColdTransferByREFER(t *testing.T) {
 	if !strings.Contains(uas.Messages(), "Refer-To: <sip:+15550009999@127.0.0.1") {
 		t.Errorf("no Refer-To for the destination in:\n%s", uas.Messages())
 	}
+	e.waitLegs(0)
 	name, args, out := transcriptTool(t, ended)
 	if name != "transfer_to_number" || args["to_number"] != "+15550009999" || !strings.Contains(out, "REFER") {
 		t.Errorf("tool entry %s %v %q", name, args, out)
@@ -194,6 +195,7 @@ func TestWarmTransferBetweenThreeEndpoints(t *testing.T) {
 	if n := len(e.calls()); n != 3 {
 		t.Errorf("%d call records, want 3", n)
 	}
+	e.waitLegs(0) // four legs, two loopback calls sharing Call-IDs
 }
 
 // A far end that refuses REFER (diago answers 406) gets the destination
@@ -251,4 +253,6 @@ func TestColdTransferBridgesWhenREFERIsRefused(t *testing.T) {
 	if _, _, out := transcriptTool(t, ended); !strings.Contains(out, "bridging") {
 		t.Errorf("tool output %q", out)
 	}
+	e.waitLegs(0)
+	waitSlots(t, pbx, 0)
 }

@@ -72,6 +72,7 @@ func (a *legAudio) Flush() time.Duration {
 		n += len(it.pcm)
 	}
 	l.out = kept
+	l.outLive = 0
 	l.signalDrained()
 	return time.Duration(n) * time.Second / Rate
 }

@@ -50,19 +50,20 @@ func (t Target) uri() sip.Uri {
 // ErrNoAnswer when the ring timeout passed, ctx's error when ctx ended
 // first (a ringing call is canceled), anything else for transport trouble.
 func (u *UA) Dial(ctx context.Context, t Target, ringing func()) (*Leg, error) {
-	if !u.acquire() {
+	s := u.takeSlot()
+	if s == nil {
 		return nil, ErrTooManyDialogs
 	}
-	leg, err := u.dial(ctx, t, ringing)
+	leg, err := u.dial(ctx, t, ringing, s)
 	// Right after Start, sipgo may not yet reuse the listener's UDP socket
 	// and tries to bind the same port for the INVITE: nothing was sent, so
 	// trying again shortly is safe.
 	for i := 0; err != nil && i < 5 && strings.Contains(err.Error(), "address already in use"); i++ {
 		time.Sleep(20 * time.Millisecond)
-		leg, err = u.dial(ctx, t, ringing)
+		leg, err = u.dial(ctx, t, ringing, s)
 	}
 	if err != nil {
-		u.active.Add(-1)
+		s.free() // no leg took it
 		return nil, err
 	}
 	return leg, nil
@@ -70,7 +71,7 @@ func (u *UA) Dial(ctx context.Context, t Target, ringing func()) (*Leg, error) {
 
 var errRingTimeout = errors.New("ring timeout")
 
-func (u *UA) dial(ctx context.Context, t Target, ringing func()) (*Leg, error) {
+func (u *UA) dial(ctx context.Context, t Target, ringing func(), s *slot) (*Leg, error) {
 	transport := strings.ToLower(t.Transport)
 	if transport == "" {
 		transport = "udp"
@@ -129,13 +130,12 @@ func (u *UA) dial(ctx context.Context, t Target, ringing func()) (*Leg, error) {
 		_ = d.Close()
 		return nil, fmt.Errorf("ack: %w", err)
 	}
-	l, err := newLeg(u, d, d.InviteRequest.CallID().Value())
+	l, err := newLeg(u, d, s)
 	if err != nil {
 		_ = d.Hangup(context.Background())
 		_ = d.Close()
 		return nil, err
 	}
-	u.register(l)
 	l.start()
 	return l, nil
 }

@@ -2,8 +2,11 @@ package sipua
 
 import (
 	"context"
+	"errors"
 	"net/netip"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/emiago/diago"
 	"github.com/emiago/sipgo/sip"
@@ -11,8 +14,9 @@ import (
 
 // Incoming is an inbound INVITE waiting for an answer.
 type Incoming struct {
-	ua *UA
-	d  *diago.DialogServerSession
+	ua   *UA
+	d    *diago.DialogServerSession
+	slot *slot
 	// User is the Request-URI user: the dialed number or agent-<uuid>.
 	User string
 	// FromUser and FromDisplay are the caller, from the From header.
@@ -21,8 +25,14 @@ type Incoming struct {
 	Source netip.Addr
 	// Transport is UDP or TCP.
 	Transport string
-	answered  bool
-	refused   bool
+
+	// mu orders the handler's answer (maybe on another goroutine) with the
+	// end of serveInvite.
+	mu       sync.Mutex
+	answered bool
+	refused  bool
+	over     bool // serveInvite is done: too late to answer
+	leg      *Leg // once answered
 }
 
 // Header returns the value of the INVITE's header name ("" when absent).
@@ -38,7 +48,9 @@ func (in *Incoming) Ringing() error { return in.d.Ringing() }
 
 // Reject answers the INVITE with a final error response.
 func (in *Incoming) Reject(code int, reason string) error {
+	in.mu.Lock()
 	in.refused = true
+	in.mu.Unlock()
 	return in.d.Respond(code, reason, nil)
 }
 
@@ -48,7 +60,9 @@ func (in *Incoming) Reject(code int, reason string) error {
 func (in *Incoming) Authorize(user, password string) bool {
 	err := in.ua.auth.AuthorizeDialog(in.d, diago.DigestAuth{Username: user, Password: password, Realm: "parley"})
 	if err != nil {
+		in.mu.Lock()
 		in.refused = true
+		in.mu.Unlock()
 		return false
 	}
 	return true
@@ -57,15 +71,24 @@ func (in *Incoming) Authorize(user, password string) bool {
 // Answer answers the call (200 with SDP, waiting for the ACK) and returns
 // the leg.
 func (in *Incoming) Answer() (*Leg, error) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.over {
+		return nil, errors.New("sipua: the INVITE is over; too late to answer")
+	}
 	if err := in.d.AnswerOptions(diago.AnswerOptions{RTPNAT: 1}); err != nil {
 		return nil, err
 	}
 	in.answered = true
-	l, err := newLeg(in.ua, in.d, in.d.InviteRequest.CallID().Value())
+	l, err := newLeg(in.ua, in.d, in.slot)
 	if err != nil {
+		// Answered but no leg: nobody will hang this dialog up but us.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = in.d.Hangup(ctx)
 		return nil, err
 	}
-	in.ua.register(l)
+	in.leg = l
 	l.start()
 	return l, nil
 }
@@ -74,11 +97,15 @@ func (in *Incoming) Answer() (*Leg, error) {
 func (in *Incoming) Context() context.Context { return in.d.Context() }
 
 func (u *UA) serveInvite(ctx context.Context, d *diago.DialogServerSession, h Handler) {
-	if !u.acquire() {
+	s := u.takeSlot()
+	if s == nil {
 		_ = d.Respond(503, "Service Unavailable", nil)
 		return
 	}
-	in := &Incoming{ua: u, d: d, User: requestUser(d.InviteRequest), Transport: d.Transport()}
+	// The leg frees the slot when it ends; this covers every call that
+	// never became a leg (refused, canceled, failed to answer).
+	defer s.free()
+	in := &Incoming{ua: u, d: d, slot: s, User: requestUser(d.InviteRequest), Transport: d.Transport()}
 	if f := d.InviteRequest.From(); f != nil {
 		in.FromUser, in.FromDisplay = f.Address.User, f.DisplayName
 	}
@@ -87,16 +114,16 @@ func (u *UA) serveInvite(ctx context.Context, d *diago.DialogServerSession, h Ha
 	}
 	_ = d.Trying()
 	h(ctx, in)
-	if !in.answered {
-		if !in.refused {
-			_ = d.Respond(480, "Temporarily Unavailable", nil)
-		}
-		u.active.Add(-1)
-		return
+	in.mu.Lock()
+	in.over = true
+	answered, refused, leg := in.answered, in.refused, in.leg
+	in.mu.Unlock()
+	if !answered && !refused {
+		_ = d.Respond(480, "Temporarily Unavailable", nil)
 	}
-	// The handler is done with an answered leg: make sure it is over.
-	if v, ok := u.legs.Load(d.InviteRequest.CallID().Value()); ok {
-		_ = v.(*Leg).Hangup(context.Background())
+	// The handler is done with the call: make sure it is over.
+	if leg != nil {
+		_ = leg.Hangup(context.Background())
 	}
 }
 

@@ -20,9 +20,14 @@ const Rate = 8000
 
 const (
 	frame = Rate / 50 // samples per 20 ms
-	// maxCallerBacklog bounds the caller audio waiting for the clock: more
-	// means the far end's clock runs fast; the oldest is dropped.
+	// maxCallerBacklog bounds the caller audio left once the clock has
+	// caught up: more means the far end's clock runs fast, or its audio
+	// came late; the oldest is dropped. It also bounds bridged audio
+	// waiting in a leg's queue.
 	maxCallerBacklog = 10 * frame
+	// maxHeldCaller bounds what the reader holds for a clock that is
+	// late (it takes all that is due when it wakes): 1 s.
+	maxHeldCaller = 50 * frame
 	// jitterDepth is the playout buffer: after running dry the clock waits
 	// until this much caller audio is queued, so packets arriving up to
 	// 40 ms late play in order instead of as gaps.
@@ -33,19 +38,26 @@ const (
 )
 
 // Recorder receives every 20 ms tick of a leg: what the far end said and
-// what we sent, both frame samples at Rate, in step.
+// what we sent, both frame samples at Rate, in step. It must not keep or
+// change the slices.
 type Recorder func(farEnd, ours []int16)
 
 // Leg is one answered SIP call leg: media.Session over RTP.
 type Leg struct {
 	ua     *UA
 	dialog diago.DialogSession
+	key    dialogKey
 	callID string
-	remote bool // the far end's dialog side: true for inbound legs
+	slot   *slot // freed when the leg is over
 
 	codec  dmedia.Codec
 	reader io.Reader
-	dtmfW  *diago.DTMFWriter
+
+	// The clock goroutine's own.
+	clk  mediaClock
+	tx   *rtpOut
+	ours []int16   // the frame of ours being sent
+	t0   time.Time // when frame 0 was due
 
 	in     chan []int16
 	digits chan rune
@@ -53,6 +65,7 @@ type Leg struct {
 
 	mu       sync.Mutex
 	out      []outItem // queued agent audio and digits, in order
+	outLive  int       // samples of bridged audio in out
 	drained  chan struct{}
 	backlog  []int16 // caller audio not yet taken by the clock
 	dry      bool    // the backlog ran out: refill to jitterDepth first
@@ -75,9 +88,10 @@ type Leg struct {
 type outItem struct {
 	pcm   []int16
 	digit rune
+	live  bool // bridged audio: dropped rather than let to pile up
 }
 
-func newLeg(ua *UA, d diago.DialogSession, callID string) (*Leg, error) {
+func newLeg(ua *UA, d diago.DialogSession, s *slot) (*Leg, error) {
 	m := d.Media()
 	dtmfR := &diago.DTMFReader{}
 	// No diago jitter buffer: it loses RFC 4733 events. The leg's own
@@ -86,17 +100,17 @@ func newLeg(ua *UA, d diago.DialogSession, callID string) (*Leg, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, err := m.AudioWriterDTMF()
-	if err != nil {
-		return nil, err
-	}
+	codec := dmedia.CodecAudioFromSession(m.MediaSession())
 	l := &Leg{
 		ua:           ua,
 		dialog:       d,
-		callID:       callID,
-		codec:        dmedia.CodecAudioFromSession(m.MediaSession()),
+		key:          legKey(d),
+		slot:         s,
+		codec:        codec,
 		reader:       r,
-		dtmfW:        w,
+		clk:          ua.clock,
+		tx:           newRTPOut(m.RTPPacketWriter, codec),
+		ours:         make([]int16, frame),
 		in:           make(chan []int16, inFrames),
 		digits:       make(chan rune, 32),
 		done:         make(chan struct{}),
@@ -105,6 +119,7 @@ func newLeg(ua *UA, d diago.DialogSession, callID string) (*Leg, error) {
 		mediaTimeout: ua.cfg.MediaTimeout,
 		stop:         make(chan struct{}),
 	}
+	l.callID = l.key.callID
 	dtmfR.OnDTMF(func(d rune) error { l.digit(d); return nil })
 	return l, nil
 }
@@ -114,6 +129,8 @@ func closedChan() chan struct{} { c := make(chan struct{}); close(c); return c }
 // start runs the leg's loops: the media clock, the RTP reader and the
 // watcher of the dialog's end.
 func (l *Leg) start() {
+	l.ua.register(l)
+	l.t0 = l.clk.Now()
 	l.loops.Add(3)
 	go l.clock()
 	go l.read()
@@ -160,62 +177,28 @@ func (l *Leg) read() {
 		} else {
 			pcm = audio.DecodeULaw(pcm, buf[:n])
 		}
-		l.mu.Lock()
-		l.lastRTP = time.Now()
-		l.backlog = append(l.backlog, pcm...)
-		if over := len(l.backlog) - maxCallerBacklog; over > 0 {
-			l.backlog = append(l.backlog[:0], l.backlog[over:]...)
-		}
-		l.mu.Unlock()
+		l.receive(pcm)
 	}
 }
 
-// clock is the leg's one clock: every 20 ms it takes a frame of caller
-// audio (silence if none came) and a frame of ours (comfort silence if
-// nothing is queued), hands the first to the reader or the bridged peer,
-// sends the second, and records both in step.
-func (l *Leg) clock() {
-	defer l.loops.Done()
-	enc := make([]byte, 0, frame)
-	for {
-		select {
-		case <-l.stop:
-			return
-		default:
-		}
-		caller := l.takeCaller()
-		l.deliver(caller)
+// receive adds decoded caller audio to the backlog.
+func (l *Leg) receive(pcm []int16) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lastRTP = time.Now()
+	l.backlog = append(l.backlog, pcm...)
+	if over := len(l.backlog) - maxHeldCaller; over > 0 {
+		l.backlog = append(l.backlog[:0], l.backlog[over:]...)
+	}
+}
 
-		ours, digit, isDigit := l.takeOurs()
-		if isDigit {
-			start := time.Now()
-			err := l.dtmfW.WriteDTMF(digit)
-			// Keep the recording in step for the time the digit took.
-			for elapsed := time.Since(start); elapsed > 0; elapsed -= media.FrameDuration {
-				l.record(make([]int16, frame), make([]int16, frame))
-			}
-			if err != nil {
-				l.finish(media.End{Reason: "RTP write failed: " + err.Error()})
-				return
-			}
-			continue
-		}
-		enc = enc[:0]
-		if l.codec.PayloadType == dmedia.CodecAudioAlaw.PayloadType {
-			enc = audio.EncodeALaw(enc, ours)
-		} else {
-			enc = audio.EncodeULaw(enc, ours)
-		}
-		if _, err := l.dtmfW.Write(enc); err != nil { // paced: returns on the next 20 ms tick
-			l.finish(media.End{Remote: true, Reason: "media closed"})
-			return
-		}
-		l.record(caller, ours)
-		if l.timedOut() {
-			l.finish(media.End{Reason: "media timeout: no RTP from the far end"})
-			_ = l.hangup(context.Background())
-			return
-		}
+// trimBacklog drops the oldest caller audio beyond maxCallerBacklog, once
+// the clock has taken all that was due.
+func (l *Leg) trimBacklog() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if over := len(l.backlog) - maxCallerBacklog; over > 0 {
+		l.backlog = append(l.backlog[:0], l.backlog[over:]...)
 	}
 }
 
@@ -251,7 +234,7 @@ func (l *Leg) deliver(f []int16) {
 	peer := l.peer
 	l.mu.Unlock()
 	if peer != nil {
-		peer.enqueue(outItem{pcm: f})
+		peer.enqueue(outItem{pcm: f, live: true})
 		return
 	}
 	for {
@@ -267,8 +250,9 @@ func (l *Leg) deliver(f []int16) {
 	}
 }
 
-func (l *Leg) takeOurs() (pcm []int16, digit rune, isDigit bool) {
-	f := make([]int16, frame)
+// takeOurs fills f with the next frame of ours (silence past what is
+// queued), or takes the digit at the head of the queue.
+func (l *Leg) takeOurs(f []int16) (digit rune, isDigit bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	n := 0
@@ -281,17 +265,21 @@ func (l *Leg) takeOurs() (pcm []int16, digit rune, isDigit bool) {
 			d := head.digit
 			l.out = l.out[1:]
 			l.signalDrained()
-			return nil, d, true
+			return d, true
 		}
 		c := copy(f[n:], head.pcm)
 		n += c
 		head.pcm = head.pcm[c:]
+		if head.live {
+			l.outLive -= c
+		}
 		if len(head.pcm) == 0 {
 			l.out = l.out[1:]
 		}
 	}
+	clear(f[n:])
 	l.signalDrained()
-	return f, 0, false
+	return 0, false
 }
 
 // signalDrained closes drained once nothing is queued; mu held.
@@ -307,11 +295,35 @@ func (l *Leg) signalDrained() {
 
 func (l *Leg) enqueue(it outItem) {
 	l.mu.Lock()
+	defer l.mu.Unlock()
 	if len(l.out) == 0 {
 		l.drained = make(chan struct{})
 	}
 	l.out = append(l.out, it)
-	l.mu.Unlock()
+	if it.live {
+		l.outLive += len(it.pcm)
+		l.dropLive()
+	}
+}
+
+// dropLive drops the oldest bridged audio beyond maxCallerBacklog: when
+// the peer's clock caught up in a burst and ours skipped frames, it would
+// otherwise add to the delay for the rest of the call. mu held.
+func (l *Leg) dropLive() {
+	for i := 0; l.outLive > maxCallerBacklog && i < len(l.out); {
+		it := &l.out[i]
+		if !it.live {
+			i++
+			continue
+		}
+		c := min(len(it.pcm), l.outLive-maxCallerBacklog)
+		it.pcm = it.pcm[c:]
+		l.outLive -= c
+		if len(it.pcm) == 0 {
+			l.out = append(l.out[:i], l.out[i+1:]...)
+		}
+	}
+	l.signalDrained()
 }
 
 func (l *Leg) record(caller, ours []int16) {
@@ -352,7 +364,7 @@ func (l *Leg) finish(e media.End) {
 	if l.hungUp.Load() {
 		e.Remote = false
 	}
-	e.At = time.Now()
+	e.At = l.clk.Now()
 	l.end = e
 	peer := l.peer
 	l.mu.Unlock()
@@ -364,7 +376,8 @@ func (l *Leg) finish(e media.End) {
 		_ = l.dialog.Media().Close() // unblocks the reader
 		l.loops.Wait()
 		_ = l.dialog.Close()
-		l.ua.release(l)
+		l.ua.forget(l)
+		l.slot.free()
 		close(l.done)
 	}()
 }

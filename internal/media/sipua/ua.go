@@ -62,8 +62,10 @@ type UA struct {
 	host string // public host
 	addr string // bound listen address, once started
 
-	active atomic.Int64
-	legs   sync.Map // SIP Call-ID -> *Leg, for in-dialog INFO
+	active atomic.Int64 // dialog slots taken (see slot)
+	legs   sync.Map     // dialogKey -> *Leg, for in-dialog INFO and Close
+
+	clock mediaClock // the legs' media clock: the wall's, or a test's
 
 	auth    *diago.DigestAuthServer
 	tls     bool // SIP over TLS is on
@@ -127,7 +129,8 @@ func New(cfg Config) (*UA, error) {
 	if err != nil {
 		return nil, err
 	}
-	u := &UA{cfg: cfg, log: cfg.Logger, ua: ua, host: public, addr: net.JoinHostPort(host, strconv.Itoa(port)), auth: diago.NewDigestServer()}
+	u := &UA{cfg: cfg, log: cfg.Logger, ua: ua, host: public, addr: net.JoinHostPort(host, strconv.Itoa(port)),
+		clock: wallClock{}, auth: diago.NewDigestServer()}
 	codecs, err := mediaCodecs(cfg.Codecs)
 	if err != nil {
 		return nil, err
@@ -246,24 +249,6 @@ func (u *UA) Close() error {
 	return u.ua.Close()
 }
 
-// acquire takes a dialog slot; false at the limit.
-func (u *UA) acquire() bool {
-	if u.active.Add(1) > int64(u.cfg.MaxDialogs) {
-		u.active.Add(-1)
-		return false
-	}
-	return true
-}
-
-func (u *UA) register(l *Leg) { u.legs.Store(l.callID, l) }
-
-// release frees a leg's slot once it is over.
-func (u *UA) release(l *Leg) {
-	if _, ok := u.legs.LoadAndDelete(l.callID); ok {
-		u.active.Add(-1)
-	}
-}
-
 // middleware refuses new INVITEs at the dialog limit and takes SIP INFO
 // keypad digits, which diago refuses.
 func (u *UA) middleware(next sipgo.RequestHandler) sipgo.RequestHandler {
@@ -291,7 +276,7 @@ func (u *UA) middleware(next sipgo.RequestHandler) sipgo.RequestHandler {
 }
 
 func (u *UA) handleInfo(req *sip.Request, tx sip.ServerTransaction) {
-	v, ok := u.legs.Load(req.CallID().Value())
+	l, ok := u.legFor(req)
 	if !ok {
 		_ = tx.Respond(sip.NewResponseFromRequest(req, 481, "Call/Transaction Does Not Exist", nil))
 		return
@@ -306,5 +291,5 @@ func (u *UA) handleInfo(req *sip.Request, tx sip.ServerTransaction) {
 		return
 	}
 	_ = tx.Respond(sip.NewResponseFromRequest(req, 200, "OK", nil))
-	v.(*Leg).digit(d)
+	l.digit(d)
 }
