@@ -61,9 +61,8 @@ func Visible(s string) string {
 func KeyProblem(problem string) string { return "key " + problem }
 
 // Values adds every form or query value (and name) that Text refuses to l,
-// by name, and reports whether there was one.
-func Values(v map[string][]string, l *List) bool {
-	bad := false
+// by name, and returns the names (as given) whose text is bad.
+func Values(v map[string][]string, l *List) (bad []string) {
 	keys := make([]string, 0, len(v))
 	for k := range v {
 		keys = append(keys, k)
@@ -72,13 +71,13 @@ func Values(v map[string][]string, l *List) bool {
 	for _, k := range keys {
 		if p := Text(k); p != "" {
 			l.Add(Visible(k), "%s", KeyProblem(p))
-			bad = true
+			bad = append(bad, k)
 			continue
 		}
 		for _, s := range v[k] {
 			if p := Text(s); p != "" {
 				l.Add(k, "%s", p)
-				bad = true
+				bad = append(bad, k)
 				break
 			}
 		}

@@ -25,14 +25,14 @@ func TestText(t *testing.T) {
 func TestValues(t *testing.T) {
 	var l List
 	v := url.Values{"q": {"ok", "a\x00"}, "good": {"x"}, "k\xff": {"v"}, "f": {"\xc0\x80"}}
-	if !Values(v, &l) {
-		t.Fatal("bad values passed")
+	if bad := Values(v, &l); !cmp.Equal(bad, []string{"f", "k\xff", "q"}) {
+		t.Fatalf("bad names %q", bad)
 	}
 	want := []Field{{Name: "f", Message: TextUTF8}, {Name: `k\xff`, Message: "key " + TextUTF8}, {Name: "q", Message: TextNUL}}
 	if diff := cmp.Diff(want, l.Err().(*Error).Fields); diff != "" {
 		t.Errorf("fields (-want +got):\n%s", diff)
 	}
-	if Values(url.Values{"a": {"b"}}, &List{}) {
+	if bad := Values(url.Values{"a": {"b"}}, &List{}); bad != nil {
 		t.Error("good values refused")
 	}
 }
