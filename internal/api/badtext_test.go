@@ -222,3 +222,21 @@ func (b *inboundBench) postInbound(t testing.TB, body string) (int, string) {
 	raw, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(raw)
 }
+
+// A reply the inbound-message receiver writes in text no store can keep is
+// not sent; the agent answers on its own, on every store.
+func TestInboundWebhookReplyWithBadText(t *testing.T) {
+	for name, engine := range engines(t) {
+		t.Run(name, func(t *testing.T) {
+			b := newInboundBench(t, "Let me check.", engine)
+			hook := newReceiver(t)
+			b.createAgent(map[string]any{"messagingConnectionId": b.conn["id"], "messagingConfig": map[string]any{
+				"inboundWebhookUrl": hook.URL + "/sms", "fromNumber": "+14155550100"}})
+			hook.set(200, `{"reply": "Maria will call you\u0000back."}`)
+			b.text("+14155550199", "+14155550100", "Can she call me?")
+			if out := b.messages("OUTBOUND"); len(out) != 1 || out[0]["body"] != "Let me check." || out[0]["status"] != "sent" {
+				t.Errorf("replies: %v", out)
+			}
+		})
+	}
+}

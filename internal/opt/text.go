@@ -1,12 +1,26 @@
 package opt
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/parley-voice/parley/internal/invalid"
 )
+
+// CheckText is nil when data, valid JSON, holds only text every store can
+// keep, else an *invalid.Error naming each string or key that does not
+// (see checkText). For JSON that Parley receives other than as a request
+// body: a webhook's answer, whose sender cannot be answered 400.
+func CheckText(data []byte) error {
+	if !json.Valid(data) {
+		return nil // not JSON: the caller's decoding says so
+	}
+	var l invalid.List
+	checkText(data, &l)
+	return l.Err()
+}
 
 // checkText names every string of a valid JSON document, object keys
 // included, that holds a NUL, invalid UTF-8 or a lone surrogate
