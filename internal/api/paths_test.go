@@ -90,3 +90,24 @@ func TestSourceBodyLimit(t *testing.T) {
 		}
 	}
 }
+
+// Ids in paths that are not of their resource's shape, bad text included,
+// name nothing and never reach the store (PostgreSQL refused them with a 500).
+func TestMalformedPathIDsOnEveryStore(t *testing.T) {
+	for name, engine := range engines(t) {
+		t.Run(name, func(t *testing.T) {
+			e := newEnv(t, engine)
+			org := e.must(http.StatusOK, "GET", "/v1/organization", nil).Data(t)["id"].(string)
+			for _, c := range []struct{ method, path string }{
+				{"GET", "/v1/messages/msg_%00"}, {"GET", "/v1/messages/msg_%FF"}, {"GET", "/v1/messages/msg_" + strings.Repeat("g", 24)},
+				{"GET", "/v1/messaging-connections/mc_%00"}, {"DELETE", "/v1/messaging-connections/%C0%80"},
+				{"POST", "/v1/messaging-connections/%00/inbound?org=" + org}, {"POST", "/v1/messaging-connections/%FF/status?org=" + org},
+				{"GET", "/v1/agents/%00"}, {"GET", "/v1/calls/%ED%A0%80/recording"},
+			} {
+				if r := e.do(c.method, c.path, nil); r.Status != http.StatusNotFound || r.ErrorCode(t) != codeNotFound {
+					t.Errorf("%s %s = %d %s", c.method, c.path, r.Status, r.Body)
+				}
+			}
+		})
+	}
+}
