@@ -306,7 +306,7 @@ func TestContractAcceptsServerShapes(t *testing.T) {
 		"unauthorized":    {method: "GET", target: "/v1/agents", status: 401, respBody: problem("unauthorized")},
 		"rate limited":    {method: "GET", target: "/v1/agents", status: 429, respBody: problem("rate_limited"), header: http.Header{"Retry-After": {"1"}}},
 		"tool name taken": {method: "POST", target: agentPath + "/custom-tools", reqBody: map[string]any{"name": "x"}, status: 409, respBody: problem("conflict")},
-		"unclean path":    {method: "GET", target: "/v1//agents", status: 301, header: http.Header{"Location": {"/v1/agents"}}},
+		"unclean path":    {method: "GET", target: "/v1//agents", status: 404, respBody: problem("not_found")},
 		"health":          {method: "GET", target: "/healthz", status: 200, respBody: map[string]any{"status": "ok"}},
 	}
 	for name, e := range cases {

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +18,6 @@ import (
 	"github.com/parley-voice/parley/internal/callqueue"
 	"github.com/parley-voice/parley/internal/secret"
 	"github.com/parley-voice/parley/internal/store"
-	"github.com/parley-voice/parley/internal/store/sqlite"
 )
 
 // env is a running API over a fresh SQLite store with two organizations:
@@ -49,6 +47,7 @@ func (p postRecorder) PostCall(_ context.Context, _, _ string, body []byte) stri
 type envConfig struct {
 	Config
 	dialer *calltest.Dialer
+	open   func(testing.TB) store.Store // default: SQLite in a temporary directory
 }
 
 type envOption func(*envConfig)
@@ -66,22 +65,18 @@ func withRateLimit(rate float64, burst int) envOption {
 func newEnv(t testing.TB, opts ...envOption) *env {
 	t.Helper()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "parley.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	box, err := secret.NewBox(bytes.Repeat([]byte{7}, secret.KeySize))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := envConfig{Config: Config{
-		Services: NewServices(st, box, 10),
-		Store:    st, OpenAPI: parley.OpenAPI,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	cfg := envConfig{open: openSQLite, Config: Config{
+		OpenAPI: parley.OpenAPI, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}}
 	for _, o := range opts {
 		o(&cfg)
 	}
+	st := cfg.open(t) // closed by the opener's cleanup, after the env's
+	box, err := secret.NewBox(bytes.Repeat([]byte{7}, secret.KeySize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Services, cfg.Store = NewServices(st, box, 10), st
 	if cfg.dialer == nil {
 		cfg.dialer = &calltest.Dialer{Script: func(call.DialRequest) calltest.Script { return calltest.Script{} }}
 	}
@@ -108,7 +103,6 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 		cfg.Messages.Close()
 		stopQueue()
 		<-queueDone
-		st.Close()
 	})
 	if e.key, _, err = cfg.Orgs.CreateKey(ctx, "acme"); err != nil {
 		t.Fatal(err)

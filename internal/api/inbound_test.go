@@ -36,8 +36,8 @@ type inboundBench struct {
 	metrics *prometheus.Registry
 }
 
-func newInboundBench(t testing.TB, reply string) *inboundBench {
-	b := &inboundBench{env: newEnv(t), carrier: twiliotest.New(t, twiliotest.Options{})}
+func newInboundBench(t testing.TB, reply string, opts ...envOption) *inboundBench {
+	b := &inboundBench{env: newEnv(t, opts...), carrier: twiliotest.New(t, twiliotest.Options{})}
 	b.model = llmtest.New(t, func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: []string{reply}} })
 	m := b.server.Messages
 	m.PublicURL = b.srv.URL

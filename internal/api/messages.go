@@ -1,9 +1,10 @@
 package api
 
 import (
+	"errors"
 	"net/http"
-	"strings"
 
+	"github.com/parley-voice/parley/internal/invalid"
 	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/sms"
 	"github.com/parley-voice/parley/internal/sms/twilio"
@@ -13,10 +14,11 @@ import (
 // presentMessage is the message record.
 func presentMessage(m model.Message) sms.Record { return sms.NewRecord(m) }
 
-// messagePath reads a message id ("msg_..."): any other shape is not found.
+// messagePath reads a message id ("msg_" and 24 hex digits): any other
+// shape is not found, and never reaches the store.
 func messagePath(w http.ResponseWriter, r *http.Request) (string, bool) {
 	id := r.PathValue("id")
-	if !strings.HasPrefix(id, "msg_") || len(id) > 64 {
+	if !model.IsMessageID(id) {
 		writeProblem(w, http.StatusNotFound, codeNotFound, messageNotFound, nil)
 		return "", false
 	}
@@ -92,17 +94,31 @@ func (s *Server) carrierWebhook(w http.ResponseWriter, r *http.Request) (string,
 		writeProblem(w, http.StatusNotFound, codeNotFound, messageNotFound, nil)
 		return "", false
 	}
-	token, err := s.Messages.CallbackToken(r.Context(), org, r.PathValue("id"))
+	connID, ok := pathConnectionID(w, r)
+	if !ok {
+		return "", false
+	}
+	token, err := s.Messages.CallbackToken(r.Context(), org, connID)
 	if err != nil {
 		writeError(w, r, err)
 		return "", false
 	}
 	if err := r.ParseForm(); err != nil {
-		writeProblem(w, http.StatusBadRequest, codeValidationFailed, "the body is not a form", nil)
+		if tooLarge := (*http.MaxBytesError)(nil); errors.As(err, &tooLarge) {
+			writeError(w, r, err)
+		} else {
+			writeProblem(w, http.StatusBadRequest, codeValidationFailed, "the body is not a form", nil)
+		}
 		return "", false
 	}
 	if !twilio.ValidSignature(token, s.Messages.PublicURL+r.URL.RequestURI(), r.PostForm, r.Header.Get(twilio.SignatureHeader)) {
 		writeProblem(w, http.StatusUnauthorized, codeUnauthorized, "invalid or missing X-Twilio-Signature", nil)
+		return "", false
+	}
+	// A form is text like a JSON body (invalid.Text); the carrier hears 400.
+	var l invalid.List
+	if invalid.Values(r.PostForm, &l) != nil {
+		writeError(w, r, l.Err())
 		return "", false
 	}
 	return org, true

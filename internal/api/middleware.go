@@ -114,9 +114,19 @@ func toAttrs(kv []any) []slog.Attr {
 	return out
 }
 
+// limitBody bounds what a handler can read of the body: reading past
+// limit is an *http.MaxBytesError (413). Public routes are bounded too:
+// carriers' webhooks need no key.
+func limitBody(limit int64, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
+		next.ServeHTTP(w, r)
+	})
+}
+
 // authenticate admits requests carrying a live x-api-key and records its
-// organization; it then applies the key's rate limit and the body limit.
-func (s *Server) authenticate(bodyLimit int64, next http.Handler) http.Handler {
+// organization; it then applies the key's rate limit.
+func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key, err := s.orgs.Authenticate(r.Context(), r.Header.Get("x-api-key"))
 		if err != nil {
@@ -131,7 +141,6 @@ func (s *Server) authenticate(bodyLimit int64, next http.Handler) http.Handler {
 		p := r.Context().Value(principalKey{}).(*principal)
 		p.OrgID, p.KeyID = key.OrgID, key.ID
 		r = r.WithContext(context.WithValue(r.Context(), loggerKey{}, logger(r).With("org_id", key.OrgID)))
-		r.Body = http.MaxBytesReader(w, r.Body, bodyLimit)
 		next.ServeHTTP(w, r)
 	})
 }

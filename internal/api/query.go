@@ -26,6 +26,9 @@ func newQuery(r *http.Request) *query {
 	if err != nil {
 		q.l.Add("query", "is not a valid query string")
 	}
+	for _, k := range invalid.Values(v, &q.l) {
+		delete(v, k) // named for its text; then read as absent, so named once
+	}
 	q.values = v
 	return q
 }

@@ -22,6 +22,7 @@ func (s *Server) callRecording(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	for k := range q {
 		if k != "expires" && k != "signature" {
+			k = invalid.Visible(k)
 			writeProblem(w, http.StatusBadRequest, codeValidationFailed, k+": unknown query parameter",
 				[]invalid.Field{{Name: k, Message: "unknown query parameter"}})
 			return

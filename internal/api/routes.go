@@ -86,7 +86,7 @@ func (s *Server) routes() []route {
 		h("GET /v1/knowledge-bases/{id}", getHandler(uuidPath, s.KnowledgeBases.GetDetail, withSources)),
 		h("PATCH /v1/knowledge-bases/{id}", updateHandler(s.KnowledgeBases.UpdateDetail, withSources)),
 		h("DELETE /v1/knowledge-bases/{id}", deleteHandler(uuidPath, s.KnowledgeBases.Delete)),
-		h("POST /v1/knowledge-bases/{id}/sources", s.addSource),
+		{pattern: "POST /v1/knowledge-bases/{id}/sources", handler: http.HandlerFunc(s.addSource), bodyLimit: maxSourceBody},
 		h("GET /v1/knowledge-bases/{id}/sources", s.listSources),
 		h("GET /v1/knowledge-bases/{id}/sources/{sourceId}", s.getSource),
 		h("DELETE /v1/knowledge-bases/{id}/sources/{sourceId}", s.deleteSource),

@@ -4,6 +4,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -83,16 +85,16 @@ func New(c Config) *Server {
 	for _, rt := range s.routes() {
 		var h http.Handler = rt.handler
 		if !rt.public {
-			limit := int64(maxBody)
-			if rt.bodyLimit > 0 {
-				limit = rt.bodyLimit
-			}
-			h = s.authenticate(limit, h)
+			h = s.authenticate(h)
 		}
 		if !rt.query && !rt.public {
 			h = refuseQuery(h)
 		}
-		s.mux.Handle(rt.pattern, s.observe(rt.pattern, h))
+		limit := int64(maxBody)
+		if rt.bodyLimit > 0 {
+			limit = rt.bodyLimit
+		}
+		s.mux.Handle(rt.pattern, s.observe(rt.pattern, limitBody(limit, h)))
 	}
 	return s
 }
@@ -104,27 +106,45 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
-	h, pattern := s.mux.Handler(r)
-	if pattern != "" {
-		s.mux.ServeHTTP(w, r)
-		return
-	}
-	// Let the mux decide between 404, 405 and a redirect, then answer in our shape.
-	probe := httptest.NewRecorder()
-	h.ServeHTTP(probe, r)
-	s.observe("unmatched", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch probe.Code {
-		case http.StatusMethodNotAllowed:
-			w.Header().Set("Allow", probe.Header().Get("Allow"))
-			writeProblem(w, http.StatusMethodNotAllowed, codeMethodNotAllowed,
-				r.Method+" is not allowed here; allowed: "+probe.Header().Get("Allow"), nil)
-		case http.StatusMovedPermanently, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
-			w.Header().Set("Location", probe.Header().Get("Location"))
-			w.WriteHeader(probe.Code)
-		default:
-			writeProblem(w, http.StatusNotFound, codeNotFound, messageRouteNotFound, nil)
+	code, allow := http.StatusNotFound, ""
+	if canonicalPath(r.URL.EscapedPath()) {
+		h, pattern := s.mux.Handler(r)
+		if pattern != "" {
+			s.mux.ServeHTTP(w, r)
+			return
 		}
+		// Let the mux decide between 404 and 405, then answer in our shape.
+		probe := httptest.NewRecorder()
+		h.ServeHTTP(probe, r)
+		code, allow = probe.Code, probe.Header().Get("Allow")
+	}
+	s.observe("unmatched", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if code == http.StatusMethodNotAllowed {
+			w.Header().Set("Allow", allow)
+			writeProblem(w, http.StatusMethodNotAllowed, codeMethodNotAllowed, r.Method+" is not allowed here; allowed: "+allow, nil)
+			return
+		}
+		writeProblem(w, http.StatusNotFound, codeNotFound, messageRouteNotFound, nil)
 	})).ServeHTTP(w, r)
+}
+
+// canonicalPath reports whether p (escaped) is a path a route could name:
+// absolute, with no empty, "." or ".." segment, escaped or not. The mux
+// would answer the others with a redirect to the cleaned path, so
+// "/v1/agents/../calls" would reach GET /v1/calls; they are 404 instead.
+func canonicalPath(p string) bool {
+	if p == "/" {
+		return true
+	}
+	if !strings.HasPrefix(p, "/") {
+		return false
+	}
+	for _, seg := range strings.Split(p[1:], "/") {
+		if u, err := url.PathUnescape(seg); seg == "" || err != nil || u == "." || u == ".." {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {

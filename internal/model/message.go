@@ -2,6 +2,7 @@ package model
 
 import (
 	"encoding/hex"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -62,4 +63,14 @@ const messageIDPrefix = "msg_"
 func NewMessageID() string {
 	u := uuid.Must(uuid.NewV7())
 	return messageIDPrefix + hex.EncodeToString(u[:12])
+}
+
+// IsMessageID reports whether s has the shape of a message id.
+func IsMessageID(s string) bool {
+	rest, ok := strings.CutPrefix(s, messageIDPrefix)
+	if !ok || len(rest) != 24 {
+		return false
+	}
+	_, err := hex.DecodeString(rest)
+	return err == nil && strings.ToLower(rest) == rest
 }

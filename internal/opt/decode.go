@@ -25,6 +25,10 @@ func decodeError(field, message string) error {
 }
 
 // Decode reads a JSON object into dst, a pointer to a struct, strictly.
+// A body that is not JSON, or of the wrong shape, is a *DecodeError; text
+// Parley does not store (a NUL, invalid UTF-8 or a lone surrogate in any
+// string or key, see invalid.Text) is an *invalid.Error naming each, and
+// dst is left alone.
 func Decode(data []byte, dst any) error {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {
@@ -32,6 +36,10 @@ func Decode(data []byte, dst any) error {
 	}
 	if !json.Valid(data) {
 		return decodeError("body", "is not valid JSON")
+	}
+	var text invalid.List
+	if checkText(data, &text); !text.Empty() {
+		return text.Err()
 	}
 	var l invalid.List
 	decodeValue(data, reflect.ValueOf(dst).Elem(), "", &l)

@@ -6,7 +6,9 @@
 // slices of structs), accepts anything inside free-form ones (maps and
 // interfaces), and reports every key of the wrong JSON type at once, each
 // under its dotted path ("warmTransferConfig.holdMessage",
-// "transferRoutes[0].to_number").
+// "transferRoutes[0].to_number"). Before any of that it refuses, at any
+// depth and in keys too, text that no store may hold: a NUL, invalid UTF-8
+// or a lone surrogate (text.go).
 package opt
 
 import "encoding/json"

@@ -301,6 +301,10 @@ func (s *Messages) forward(ctx context.Context, url string, a model.Agent, m mod
 	if len(strings.TrimSpace(string(r.Body))) > 0 && json.Unmarshal(r.Body, &ans) != nil {
 		return InboundAnswer{}, true // not our shape: an acknowledgement
 	}
+	if err := opt.CheckText(r.Body); err != nil { // a reply no store can keep
+		s.logger().Warn("inbound message: inboundWebhookUrl answered text that cannot be stored; the agent replies", "message", m.ID, "error", err)
+		return InboundAnswer{}, true
+	}
 	return ans, true
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/parley-voice/parley/internal/call"
+	"github.com/parley-voice/parley/internal/invalid"
 	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/store"
 )
@@ -75,7 +76,7 @@ func normalizeNumber(s string) string {
 }
 
 // callerNumber is the caller as recorded: E.164 when the From user is a
-// number, else the user as given ("anonymous").
+// number, else the user as given (storable), "anonymous" when empty.
 func callerNumber(user string) string {
 	if n := normalizeNumber(user); n != "" {
 		return n
@@ -83,7 +84,18 @@ func callerNumber(user string) string {
 	if user == "" {
 		return "anonymous"
 	}
-	return user
+	return storable(user)
+}
+
+// storable is text from a SIP message as a call record keeps it: a NUL or
+// invalid UTF-8, which no store may hold (PostgreSQL cannot), becomes
+// U+FFFD. A caller's odd From user is no reason to drop the call, so it is
+// not refused the way the API refuses such text.
+func storable(s string) string {
+	if invalid.Text(s) == "" {
+		return s
+	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
 }
 
 // resolve finds the agent an INVITE is for. orgID scopes it (loopback
@@ -103,7 +115,7 @@ func (p *Phone) resolve(ctx context.Context, user, orgID string) (route, error) 
 			if err != nil {
 				return err
 			}
-			r.agent, r.dialedAgentID, r.to = a, &a.ID, user
+			r.agent, r.dialedAgentID, r.to = a, &a.ID, storable(user) // URI parameters may follow the id
 			return nil
 		}
 		n, err := tx.GetPhoneNumberByE164(ctx, e164)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/opt"
 )
 
 // PreCallTimeout is how long a pre-call webhook has to answer.
@@ -92,6 +93,9 @@ func preCallVariables(r Result) (map[string]any, error) {
 	raw, ok := answer["variables"]
 	if !ok || string(raw) == "null" {
 		return nil, nil
+	}
+	if err := opt.CheckText(raw); err != nil { // a NUL would fail the call's record on PostgreSQL
+		return nil, fmt.Errorf("%w: variables: %v", ErrResponse, err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
