@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/parley-voice/parley/internal/invalid"
 	"github.com/parley-voice/parley/internal/model"
 )
 
@@ -113,13 +114,15 @@ func Apply(c *model.Call, ch Change, at time.Time) error {
 		c.LeaseOwner, c.LeaseExpiresAt = nil, nil
 	}
 	if ch.ErrorMessage != "" {
-		c.ErrorMessage = &ch.ErrorMessage
+		msg := invalid.Storable(ch.ErrorMessage) // may quote a provider or a SIP peer
+		c.ErrorMessage = &msg
 	}
 	if ch.RecordingURL != "" {
 		c.RecordingURL = &ch.RecordingURL
 	}
 	if ch.Outcome.Summary != nil {
-		c.Summary = ch.Outcome.Summary
+		summary := invalid.Storable(*ch.Outcome.Summary) // a model's words: kept, whatever bytes it sent
+		c.Summary = &summary
 	}
 	if ch.Outcome.Metrics != nil {
 		c.Metrics = ch.Outcome.Metrics

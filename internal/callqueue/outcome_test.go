@@ -64,3 +64,26 @@ func TestEndCarriesTheOutcome(t *testing.T) {
 		})
 	}
 }
+
+// TestEndStoresWhatAModelWrote: a summary with a NUL and invalid UTF-8 (a
+// model's bytes) and such an error message (a provider's) cannot fail the
+// end's write (PostgreSQL holds neither): the call ends, with the bad
+// bytes as U+FFFD, on both engines.
+func TestEndStoresWhatAModelWrote(t *testing.T) {
+	for name, open := range engines(t) {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, open(t), 5)
+			summary := "Booked.\x00 Table \xff two."
+			placed := h.mustPlace("+14155550123")
+			line := h.dialed().Answer()
+			h.waitStatus(placed.ID, model.CallInProgress)
+			line.End(call.Result{Status: model.CallFailed, HangupCause: "PROVIDER_ERROR", ErrorMessage: "the model said \x00\xc0\x80",
+				Outcome: call.Outcome{Summary: &summary, Metrics: map[string]any{"note": "a\x00b"}}})
+			got := h.waitPost(placed.ID)
+			if got.Status != model.CallFailed || got.Summary == nil || *got.Summary != "Booked.\uFFFD Table \uFFFD two." ||
+				got.ErrorMessage == nil || *got.ErrorMessage != "the model said \uFFFD\uFFFD" {
+				t.Fatalf("ended %s, summary %q, error %q", got.Status, deref(got.Summary), deref(got.ErrorMessage))
+			}
+		})
+	}
+}

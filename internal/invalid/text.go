@@ -34,6 +34,19 @@ func Text(s string) string {
 	return ""
 }
 
+// Storable is s with what Text refuses (a NUL, invalid UTF-8) replaced by
+// U+FFFD: for text Parley stores that nobody can be asked to fix, such as
+// what a model or a recogniser wrote, a carrier's error, or a SIP caller's
+// From user. The API refuses such text instead; here refusing would lose
+// the write (PostgreSQL cannot hold it) and leave a call or a message
+// unfinished.
+func Storable(s string) string {
+	if Text(s) == "" {
+		return s
+	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
+}
+
 // Visible is s with what Text refuses written out (\u0000, \xff), so a
 // bad object key or parameter name can be named in an answer.
 func Visible(s string) string {

@@ -36,3 +36,17 @@ func TestValues(t *testing.T) {
 		t.Error("good values refused")
 	}
 }
+
+func TestStorable(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain ☎":          "plain ☎",
+		"a\x00b":           "a\uFFFDb",
+		"\xff\xfe":         "\uFFFD",
+		"over\xc0\x80long": "over\uFFFDlong",
+		"":                 "",
+	} {
+		if got := Storable(in); got != want || Text(got) != "" {
+			t.Errorf("Storable(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

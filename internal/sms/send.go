@@ -202,7 +202,7 @@ func (s *Messages) send(ctx context.Context, orgID string, in SendInput, o origi
 		failure = s.deliver(ctx, rt, &m)
 	}
 	if failure != nil {
-		msg := failure.Error()
+		msg := invalid.Storable(failure.Error()) // may quote the carrier
 		m.Status, m.ErrorMessage = model.MessageFailed, &msg
 	}
 	m.UpdatedAt = model.Now()
@@ -218,7 +218,8 @@ func (s *Messages) SendFromCall(ctx context.Context, c model.Call, body string) 
 	if c.Direction == model.Outbound {
 		to = c.ToNumber
 	}
-	in := SendInput{To: opt.Value(to), AgentID: opt.Value(c.AgentID), Body: opt.Value(body)}
+	// The body is the model's: stored as it came, but for bytes no store can hold.
+	in := SendInput{To: opt.Value(to), AgentID: opt.Value(c.AgentID), Body: opt.Value(invalid.Storable(body))}
 	return s.send(ctx, c.OrgID, in, origin{callID: &c.ID})
 }
 
@@ -324,7 +325,7 @@ func (s *Messages) compose(ctx context.Context, prompt string, history []llm.Mes
 	if err != nil {
 		return "", fmt.Errorf("generation failed: %w", err)
 	}
-	text := strings.Trim(strings.TrimSpace(res.Text), `"`)
+	text := strings.Trim(strings.TrimSpace(invalid.Storable(res.Text)), `"`)
 	if text == "" {
 		return "", errors.New("generation failed: the model wrote nothing")
 	}

@@ -71,7 +71,7 @@ func TestInboundRecordOfBadSIPText(t *testing.T) {
 				if err := tx.CreateAgent(ctx, &a); err != nil {
 					return err
 				}
-				c = call.NewInbound(a, nil, callerNumber("\x00evil\xff"), storable("agent-"+a.ID+";x=\x00\xc0\x80"), &a.ID)
+				c = call.NewInbound(a, nil, callerNumber("\x00evil\xff"), invalid.Storable("agent-"+a.ID+";x=\x00\xc0\x80"), &a.ID)
 				return tx.CreateCall(ctx, &c)
 			})
 			if err != nil {

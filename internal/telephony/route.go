@@ -84,18 +84,7 @@ func callerNumber(user string) string {
 	if user == "" {
 		return "anonymous"
 	}
-	return storable(user)
-}
-
-// storable is text from a SIP message as a call record keeps it: a NUL or
-// invalid UTF-8, which no store may hold (PostgreSQL cannot), becomes
-// U+FFFD. A caller's odd From user is no reason to drop the call, so it is
-// not refused the way the API refuses such text.
-func storable(s string) string {
-	if invalid.Text(s) == "" {
-		return s
-	}
-	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
+	return invalid.Storable(user)
 }
 
 // resolve finds the agent an INVITE is for. orgID scopes it (loopback
@@ -115,7 +104,7 @@ func (p *Phone) resolve(ctx context.Context, user, orgID string) (route, error) 
 			if err != nil {
 				return err
 			}
-			r.agent, r.dialedAgentID, r.to = a, &a.ID, storable(user) // URI parameters may follow the id
+			r.agent, r.dialedAgentID, r.to = a, &a.ID, invalid.Storable(user) // URI parameters may follow the id
 			return nil
 		}
 		n, err := tx.GetPhoneNumberByE164(ctx, e164)
