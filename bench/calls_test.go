@@ -116,6 +116,9 @@ type loadResult struct {
 	firstAudio, overhead    []float64
 	stopMs                  []float64
 	benchCPU                time.Duration // this process (the fakes, the poller) over the run
+	sippCPU                 time.Duration // sipp, the callers
+	machineBusy, machineAll float64       // CPU seconds the machine was busy and had, over the run
+	wall                    time.Duration // from the first INVITE to the last record settled
 	loadBefore, loadAfter   string
 }
 
@@ -157,8 +160,11 @@ func runLoad(b *testing.B, bin string, wav []byte, cfg loadConfig) loadResult {
 		b.Fatal(err)
 	}
 	res.baseGoroutines = before["go_goroutines"]
-	var ruBefore syscall.Rusage
+	var ruBefore, kidsBefore syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ruBefore)
+	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kidsBefore) // sipp counts once waited for
+	busyBefore, allBefore := machineCPU()
+	began := time.Now()
 
 	// Poll the server while the calls run.
 	type sample struct {
@@ -253,9 +259,14 @@ func runLoad(b *testing.B, bin string, wav []byte, cfg loadConfig) loadResult {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var ruAfter syscall.Rusage
+	var ruAfter, kidsAfter syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ruAfter)
-	res.benchCPU = time.Duration(ruAfter.Utime.Nano()+ruAfter.Stime.Nano()-ruBefore.Utime.Nano()-ruBefore.Stime.Nano()) * time.Nanosecond
+	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kidsAfter)
+	busyAfter, allAfter := machineCPU()
+	res.wall = time.Since(began)
+	res.benchCPU = cpuTime(ruAfter) - cpuTime(ruBefore)
+	res.sippCPU = cpuTime(kidsAfter) - cpuTime(kidsBefore)
+	res.machineBusy, res.machineAll = busyAfter-busyBefore, allAfter-allBefore
 	res.cpu = after["process_cpu_seconds_total"] - before["process_cpu_seconds_total"]
 	res.peakRSS = peakRSS(srv.pid())
 	res.turns = after[`parley_turn_latency_seconds_count{stage="first_audio"}`]
@@ -395,7 +406,39 @@ func (r loadResult) report(b *testing.B) {
 	b.Logf("turns answered %v, interruptions %v; first audio after the caller's speech p50 %.0f ms, p99 %.0f ms (providers: model %v, speech %v, recognizer %v; endpointing 300 ms); Parley's overhead p50 %.1f ms, p99 %.1f ms, max %.1f ms; interruption stop p50 %.3f ms, p99 %.3f ms",
 		r.turns, r.interruptions, percentile(r.firstAudio, 50), percentile(r.firstAudio, 99), modelDelay, speechDelay, recognizeLag,
 		percentile(r.overhead, 50), percentile(r.overhead, 99), percentile(r.overhead, 100), percentile(r.stopMs, 50), percentile(r.stopMs, 99))
-	b.Logf("bench process (sipp not included: fakes, poller) CPU %.1f s; load average before %s, after %s", r.benchCPU.Seconds(), r.loadBefore, r.loadAfter)
+	b.Logf("over the run's %v: the machine's CPUs were busy %.0f of %.0f s; Parley %.1f s, sipp %.1f s, the fakes and poller (this process) %.1f s, everything else %.1f s; load average before %s, after %s",
+		r.wall.Round(time.Second), r.machineBusy, r.machineAll, r.cpu, r.sippCPU.Seconds(), r.benchCPU.Seconds(),
+		r.machineBusy-r.cpu-r.sippCPU.Seconds()-r.benchCPU.Seconds(), r.loadBefore, r.loadAfter)
+}
+
+func cpuTime(r syscall.Rusage) time.Duration {
+	return time.Duration(r.Utime.Nano() + r.Stime.Nano())
+}
+
+// machineCPU is /proc/stat's CPU time in seconds, all CPUs: busy (neither
+// idle nor waiting for I/O) and in all; zeros when /proc does not say.
+func machineCPU() (busy, all float64) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	if len(f) < 5 || f[0] != "cpu" {
+		return 0, 0
+	}
+	const userHZ = 100 // the kernel's USER_HZ on Linux
+	for i, v := range f[1:] {
+		n, _ := strconv.ParseFloat(v, 64)
+		if i >= 8 { // guest time is already counted in user
+			break
+		}
+		all += n / userHZ
+		if i != 3 && i != 4 { // idle, iowait
+			busy += n / userHZ
+		}
+	}
+	return busy, all
 }
 
 // percentile is the p-th percentile (nearest rank) of xs; NaN when empty.
