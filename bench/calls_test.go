@@ -115,6 +115,7 @@ type loadResult struct {
 	turns, interruptions    float64 // from the Prometheus counts
 	firstAudio, overhead    []float64
 	stopMs                  []float64
+	answerMs                []float64     // INVITE admitted (createdAt) to answered (startedAt)
 	benchCPU                time.Duration // this process (the fakes, the poller) over the run
 	sippCPU                 time.Duration // sipp, the callers
 	machineBusy, machineAll float64       // CPU seconds the machine was busy and had, over the run
@@ -314,6 +315,9 @@ func runLoad(b *testing.B, bin string, wav []byte, cfg loadConfig) loadResult {
 		if sent := hooks.got(fmt.Sprint(c["id"])); sent == nil || sent["summary"] != callSummary || sent["status"] != c["status"] {
 			problems = append(problems, "post-call webhook not as recorded")
 		}
+		if created, started, ok := times(c["createdAt"], c["startedAt"]); ok {
+			res.answerMs = append(res.answerMs, float64(started.Sub(created).Microseconds())/1000)
+		}
 		d, _ := c["durationSeconds"].(float64)
 		res.callSeconds += d
 		turns, _ := m["turn_latency"].([]any)
@@ -397,10 +401,12 @@ func (r loadResult) report(b *testing.B) {
 	b.ReportMetric(percentile(r.overhead, 50), "overhead_p50_ms")
 	b.ReportMetric(percentile(r.overhead, 99), "overhead_p99_ms")
 	b.ReportMetric(percentile(r.stopMs, 99), "stop_p99_ms")
+	b.ReportMetric(percentile(r.answerMs, 99), "answer_p99_ms")
 	b.ReportMetric(0, "ns/op")
 	b.Logf("%d calls (ramp %d/s): %v legs and %v live calls at the peak, all %d up together for %v (polled every 250 ms); sipp: %d successful, %d failed",
 		r.cfg.calls, r.cfg.rate, r.peakLegs, r.peakLive, r.cfg.calls, r.allUp.Round(time.Second), r.sippOK, r.sippFailed)
-	b.Logf("records: %d, every one COMPLETED/USER_ENDED with its summary, metrics and post-call webhook; %.0f call-seconds", r.records, r.callSeconds)
+	b.Logf("records: %d, every one COMPLETED/USER_ENDED with its summary, metrics and post-call webhook; %.0f call-seconds; answered after the INVITE (createdAt to startedAt) p50 %.0f ms, p99 %.0f ms, max %.0f ms",
+		r.records, r.callSeconds, percentile(r.answerMs, 50), percentile(r.answerMs, 99), percentile(r.answerMs, 100))
 	b.Logf("server CPU %.1f s over the run = %.2f ms per call-second (%.1f%% of a core per call); peak RSS %.0f MiB; goroutines %v before, %v at the peak, %v after",
 		r.cpu, perCallSecond*1000, perCallSecond*100, r.peakRSS/(1<<20), r.baseGoroutines, r.peakGor, r.endGoroutines)
 	b.Logf("turns answered %v, interruptions %v; first audio after the caller's speech p50 %.0f ms, p99 %.0f ms (providers: model %v, speech %v, recognizer %v; endpointing 300 ms); Parley's overhead p50 %.1f ms, p99 %.1f ms, max %.1f ms; interruption stop p50 %.3f ms, p99 %.3f ms",
@@ -409,6 +415,15 @@ func (r loadResult) report(b *testing.B) {
 	b.Logf("over the run's %v: the machine's CPUs were busy %.0f of %.0f s; Parley %.1f s, sipp %.1f s, the fakes and poller (this process) %.1f s, everything else %.1f s; load average before %s, after %s",
 		r.wall.Round(time.Second), r.machineBusy, r.machineAll, r.cpu, r.sippCPU.Seconds(), r.benchCPU.Seconds(),
 		r.machineBusy-r.cpu-r.sippCPU.Seconds()-r.benchCPU.Seconds(), r.loadBefore, r.loadAfter)
+}
+
+// times parses two of a record's timestamps.
+func times(a, b any) (time.Time, time.Time, bool) {
+	as, _ := a.(string)
+	bs, _ := b.(string)
+	ta, errA := time.Parse(time.RFC3339Nano, as)
+	tb, errB := time.Parse(time.RFC3339Nano, bs)
+	return ta, tb, errA == nil && errB == nil
 }
 
 func cpuTime(r syscall.Rusage) time.Duration {
