@@ -137,7 +137,14 @@ func runLoad(b *testing.B, bin string, wav []byte, cfg loadConfig) loadResult {
 		FinalDelay: recognizeLag,
 		Transcript: func(deepgramtest.StreamInfo) string { return heardCaller },
 	})
-	speechFake := openaitest.New(b, func(openaitest.Request) openaitest.Reply { return openaitest.Reply{Delay: speechDelay} })
+	var voiced sync.Map // input text -> its audio, made once: the fake's tone costs the fake, not Parley
+	speechFake := openaitest.New(b, func(r openaitest.Request) openaitest.Reply {
+		pcm, ok := voiced.Load(r.Input)
+		if !ok {
+			pcm, _ = voiced.LoadOrStore(r.Input, openaitest.Speech(r.Input))
+		}
+		return openaitest.Reply{Delay: speechDelay, PCM: pcm.([]int16)}
+	})
 	hooks := newReceiver(b)
 
 	// Two RTP ports per leg, from a range of our own; legs over the limit get 503.
