@@ -355,6 +355,9 @@ func runLoad(b *testing.B, bin string, wav []byte, cfg loadConfig) loadResult {
 	if res.peakLegs < float64(cfg.calls) || res.peakLive < float64(cfg.calls) {
 		b.Errorf("at most %v legs and %v live calls were up at once, want %d", res.peakLegs, res.peakLive, cfg.calls)
 	}
+	if res.allUp < cfg.hold-time.Second {
+		b.Errorf("all %d calls were up together for %v, want %v", cfg.calls, res.allUp, cfg.hold)
+	}
 	if res.sippOK != cfg.calls || res.sippFailed != 0 {
 		b.Errorf("sipp counted %d successful and %d failed calls, want %d and 0", res.sippOK, res.sippFailed, cfg.calls)
 	}
