@@ -24,7 +24,9 @@
 // uas_answer_many, uas_auth (407), uas_auth401, uas_busy, uas_reject,
 // uas_ring_forever, uas_refer. Client side (UAC): uac_call,
 // uac_call_wait_bye, uac_reject, uac_digest, uac_cancel, uac_refer,
-// uac_dtmf.
+// uac_dtmf, uac_talk (a caller streaming speech: Options.Files["speech.wav"],
+// made with ULawWAV; for load runs, see bench/). Counts reads SIPp's own
+// successful and failed call totals after a run.
 //
 // # SIPp 3.6.1 quirks the scenarios work around
 //
@@ -45,6 +47,10 @@
 //     condexec does not gate actions, so optional steps are nop test jumps.
 //   - rtp_stream files are loaded when the scenario is, even if never played:
 //     the helper writes tone.wav next to every scenario that names it.
+//   - rtp_stream plays the whole file, its WAV header included (46 bytes,
+//     about 6 ms of noise per loop), and every call's stream leaves from
+//     the one media socket (-mp) with its own SSRC; there are no per-call
+//     RTP ports in 3.6.1.
 //   - SIPp binds -mp and -mp+2 (audio and video) and a control port (8888 by
 //     default, on all addresses): the helper picks all of them on 127.0.0.1.
 //   - play_pcap_audio (uac_dtmf) sends through a raw socket, so it needs root

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"time"
+
+	"github.com/parley-voice/parley/internal/media/audio"
 )
 
 // DTMF event timing in the generated pcap, RFC 4733 style: one event per
@@ -135,4 +137,29 @@ func dtmfPcap(digits string) ([]byte, error) {
 func DTMFDuration(digits string) time.Duration {
 	n := len([]rune(digits))
 	return time.Duration(dtmfLeadUsec+n*((dtmfPackets+dtmfEndRepeat)*packetUsec+dtmfGapUsec)) * time.Microsecond
+}
+
+// ULawWAV is pcm (8 kHz mono) as a G.711 μ-law WAV file (WAVE format 7),
+// the form sipp's rtp_stream plays with payload type 0: what uac_talk's
+// speech.wav must be.
+func ULawWAV(pcm []int16) []byte {
+	const rate = 8000
+	data := audio.EncodeULaw(nil, pcm)
+	le := binary.LittleEndian
+	h := make([]byte, 0, 46+len(data))
+	h = append(h, "RIFF"...)
+	h = le.AppendUint32(h, uint32(4+(8+18)+(8+len(data))))
+	h = append(h, "WAVE"...)
+	h = append(h, "fmt "...)
+	h = le.AppendUint32(h, 18)
+	h = le.AppendUint16(h, 7) // WAVE_FORMAT_MULAW
+	h = le.AppendUint16(h, 1) // mono
+	h = le.AppendUint32(h, rate)
+	h = le.AppendUint32(h, rate) // bytes per second
+	h = le.AppendUint16(h, 1)    // block align
+	h = le.AppendUint16(h, 8)    // bits per sample
+	h = le.AppendUint16(h, 0)    // cbSize
+	h = append(h, "data"...)
+	h = le.AppendUint32(h, uint32(len(data)))
+	return append(h, data...)
 }

@@ -85,6 +85,10 @@ type Options struct {
 	Keys      map[string]string // -key name value, usable as [name] in the scenario; "{self}" in a value is sipp's own SIP address
 	Timeout   time.Duration     // overall -timeout, default 30s; sipp exits non-zero on timeout
 	Transport string            // "udp" (default, -t u1) or "tcp" (-t t1)
+	// Files are written next to the scenario before sipp starts, by name:
+	// the audio its rtp_stream actions play (uac_talk's speech.wav; see
+	// ULawWAV).
+	Files map[string][]byte
 }
 
 var defaultKeys = map[string]string{
@@ -161,6 +165,37 @@ func (s *Sipp) Messages() string { return s.file("messages.log") }
 
 // Log is what the scenario's <log> actions wrote (its -trace_logs log).
 func (s *Sipp) Log() string { return s.file("logs.log") }
+
+// Counts are SIPp's own totals, from the statistics screen it prints as it
+// exits: calls that succeeded and calls that failed (its "Successful call"
+// and "Failed call" cumulative values). Read them after Wait; ok is false
+// when sipp printed no such screen (it was killed, or is still running).
+func (s *Sipp) Counts() (succeeded, failed int, ok bool) {
+	out := s.file("sipp.out")
+	i := strings.LastIndex(out, "Test Terminated")
+	if i < 0 {
+		return 0, 0, false
+	}
+	var okS, okF bool
+	for _, line := range strings.Split(out[:i], "\n") {
+		name, rest, found := strings.Cut(line, "|")
+		if !found {
+			continue
+		}
+		fields := strings.Split(rest, "|")
+		n, err := strconv.Atoi(strings.TrimSpace(fields[len(fields)-1]))
+		if err != nil {
+			continue
+		}
+		switch strings.TrimSpace(name) {
+		case "Successful call":
+			succeeded, okS = n, true
+		case "Failed call":
+			failed, okF = n, true
+		}
+	}
+	return succeeded, failed, okS && okF
+}
 
 func (s *Sipp) file(name string) string {
 	b, _ := os.ReadFile(filepath.Join(s.dir, name))
@@ -257,6 +292,17 @@ func start(t testing.TB, scenario string, xml []byte, target string, o Options) 
 		if err := os.WriteFile(filepath.Join(dir, "tone.wav"), toneWAV, 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+	for name, data := range o.Files {
+		if name != filepath.Base(name) || name == scenario+".xml" {
+			t.Fatalf("siptest: Options.Files: %q is not a plain file name", name)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if strings.Contains(string(xml), "speech.wav") && o.Files["speech.wav"] == nil {
+		t.Fatalf("siptest: %s streams speech.wav: set Options.Files[\"speech.wav\"] (ULawWAV)", scenario)
 	}
 	if strings.Contains(string(xml), "dtmf.pcap") {
 		pcap, err := dtmfPcap(keys["digits"])

@@ -1,6 +1,7 @@
 package siptest
 
 import (
+	"bytes"
 	"errors"
 	"math"
 	"net"
@@ -17,7 +18,7 @@ import (
 // another scenario (or baresip), so each is proven to run under SIPp 3.6.1.
 var covered = []string{
 	"uac_call", "uac_call_wait_bye", "uac_cancel", "uac_digest", "uac_dtmf",
-	"uac_refer", "uac_reject",
+	"uac_refer", "uac_reject", "uac_talk",
 	"uas_answer_bye", "uas_answer_many", "uas_answer_wait_bye", "uas_auth",
 	"uas_auth401", "uas_busy", "uas_refer", "uas_reject", "uas_ring_forever",
 }
@@ -375,6 +376,78 @@ func TestManyConcurrentCalls(t *testing.T) {
 	mustPass(t, uac, uas)
 	if n := strings.Count(uas.Messages(), "\nBYE sip:"); n != calls {
 		t.Errorf("the UAS saw %d BYEs, want %d", n, calls)
+	}
+}
+
+// TestTalkingCallers: uac_talk streams speech.wav, looped, as PCMU from
+// sipp's media port, one RTP stream (SSRC) per call, then hangs up; sipp
+// counts its calls.
+func TestTalkingCallers(t *testing.T) {
+	t.Parallel()
+	RequireSipp(t)
+	probe, err := os.ReadFile("testdata/uas_rtp_probe.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := net.ListenPacket("udp4", localIP+":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	streams := make(chan map[uint32][]byte, 1) // payloads by SSRC
+	go func() {
+		got := map[uint32][]byte{}
+		buf := make([]byte, 2048)
+		for {
+			n, _, err := conn.ReadFrom(buf)
+			if err != nil {
+				streams <- got
+				return
+			}
+			if n == 12+160 && buf[1]&0x7f == 0 {
+				ssrc := uint32(buf[8])<<24 | uint32(buf[9])<<16 | uint32(buf[10])<<8 | uint32(buf[11])
+				got[ssrc] = append(got[ssrc], buf[12:n]...)
+			}
+		}
+	}()
+	// Half a second of a rising tone, so a loop's start is recognizable.
+	pcm := make([]int16, 4000)
+	for i := range pcm {
+		pcm[i] = int16(8000 * math.Sin(2*math.Pi*float64(200+i/10)*float64(i)/8000))
+	}
+	wav := ULawWAV(pcm)
+	const calls = 2
+	uas := start(t, "uas_rtp_probe", probe, "", Options{Calls: calls, Keys: keys("probe_port", strconv.Itoa(conn.LocalAddr().(*net.UDPAddr).Port))})
+	uac := UAC(t, "uac_talk", uas.Addr(), Options{Calls: calls, Keys: keys("hold", "1200"), Files: map[string][]byte{"speech.wav": wav}})
+	mustPass(t, uac, uas)
+	if ok, failed, counted := uac.Counts(); !counted || ok != calls || failed != 0 {
+		t.Errorf("sipp counted %d successful and %d failed calls (counted: %v), want %d and 0", ok, failed, counted, calls)
+	}
+	time.Sleep(50 * time.Millisecond)
+	_ = conn.Close()
+	got := <-streams
+	if len(got) != calls {
+		t.Fatalf("%d RTP streams (SSRCs), want one per call (%d)", len(got), calls)
+	}
+	// SIPp 3.6.1 plays the file as it is, its 46-byte header included
+	// (about 6 ms of noise per loop).
+	for ssrc, ulaw := range got {
+		if len(ulaw) < len(wav)+8000/2 { // 1.2 s held: the file played more than once
+			t.Errorf("stream %08x: %d bytes of audio in a 1.2 s call", ssrc, len(ulaw))
+			continue
+		}
+		if !bytes.Equal(ulaw[:len(wav)], wav) || !bytes.Equal(ulaw[len(wav):len(wav)+1600], wav[:1600]) {
+			t.Errorf("stream %08x does not play speech.wav from its start, looped", ssrc)
+		}
+	}
+}
+
+func TestULawWAV(t *testing.T) {
+	pcm := make([]int16, 8000)
+	for i := range pcm {
+		pcm[i] = int16(0.5 * 32767 * math.Sin(2*math.Pi*1000*float64(i)/8000))
+	}
+	if got, want := ULawWAV(pcm)[:46], toneWAVFile()[:46]; !bytes.Equal(got, want) {
+		t.Errorf("header % x, want % x (tone1k_pcmu.wav's)", got, want)
 	}
 }
 
