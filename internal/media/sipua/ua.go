@@ -74,6 +74,7 @@ type UA struct {
 	mu      sync.Mutex
 	cancel  context.CancelFunc
 	serving sync.WaitGroup // inbound handlers
+	closed  bool           // Close has begun: no handler may start (Add must not race Wait)
 }
 
 // rtpRange: diago's RTP port range is global; set it once.
@@ -204,7 +205,10 @@ func (u *UA) Start(ctx context.Context, h Handler) error {
 	u.cancel = cancel
 	u.mu.Unlock()
 	err := u.dg.ServeBackground(ctx, func(d *diago.DialogServerSession) {
-		u.serving.Add(1)
+		if !u.enter() {
+			_ = d.Respond(503, "Service Unavailable", nil)
+			return
+		}
 		defer u.serving.Done()
 		u.serveInvite(ctx, d, h)
 	})
@@ -230,8 +234,23 @@ func (u *UA) PublicHost() string { return u.host }
 // Active is the number of call legs up or being set up.
 func (u *UA) Active() int { return int(u.active.Load()) }
 
-// Close hangs up every leg, stops listening and waits for handlers.
+// enter counts an inbound handler in, unless Close has begun.
+func (u *UA) enter() bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.closed {
+		return false
+	}
+	u.serving.Add(1)
+	return true
+}
+
+// Close hangs up every leg, stops listening and waits for handlers; an
+// INVITE arriving meanwhile gets 503.
 func (u *UA) Close() error {
+	u.mu.Lock()
+	u.closed = true
+	u.mu.Unlock()
 	u.legs.Range(func(_, v any) bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		_ = v.(*Leg).Hangup(ctx)
