@@ -178,7 +178,7 @@ func (h *harness) start(opts ...harnessOption) {
 		h.queue.Run(ctx)
 		close(done)
 	}()
-	<-h.queue.started
+	<-h.queue.recovered
 	var once sync.Once
 	h.stop = func() {
 		once.Do(func() {

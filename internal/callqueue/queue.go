@@ -60,7 +60,10 @@ type Queue struct {
 	stop     context.CancelFunc
 	workers  sync.WaitGroup
 	sends    sync.WaitGroup
-	started  chan struct{}
+	// recovered is closed once Run has ended what a previous run left
+	// live: until then no call is admitted, or the startup reaper, which
+	// takes every live call it finds for a dead one, could end it.
+	recovered chan struct{}
 }
 
 // New returns a Queue; Run starts it.
@@ -83,7 +86,7 @@ func New(o Options) *Queue {
 	base, stop := context.WithCancel(context.Background())
 	return &Queue{
 		o: o, wake: make(chan struct{}, 1), running: map[string]*worker{}, inFlight: map[string]bool{},
-		base: base, stop: stop, started: make(chan struct{}),
+		base: base, stop: stop, recovered: make(chan struct{}),
 	}
 }
 
@@ -102,6 +105,9 @@ func (q *Queue) Wake() {
 // and the insert are one transaction under the organization's lock, so
 // concurrent requests never admit more calls than the limit.
 func (q *Queue) Place(ctx context.Context, c *model.Call, skipQueue bool) error {
+	if err := q.awaitRecovery(ctx); err != nil {
+		return err
+	}
 	now := model.Now()
 	c.Status, c.CreatedAt, c.UpdatedAt = model.CallQueued, now, now
 	admitted := false
@@ -155,6 +161,9 @@ type Connect func(ctx context.Context, progress func(call.Change) bool) (call.Li
 // concurrency limit c is stored FAILED (BUSY) and ErrConcurrencyLimit
 // returned.
 func (q *Queue) Answer(ctx context.Context, c *model.Call, connect Connect) error {
+	if err := q.awaitRecovery(ctx); err != nil {
+		return err
+	}
 	now := model.Now()
 	c.Status, c.CreatedAt, c.UpdatedAt = model.CallQueued, now, now
 	full := false
@@ -212,6 +221,16 @@ func (q *Queue) Record(ctx context.Context, c *model.Call, ch call.Change) error
 	return nil
 }
 
+// awaitRecovery waits until Run has recovered what a previous run left.
+func (q *Queue) awaitRecovery(ctx context.Context) error {
+	select {
+	case <-q.recovered:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // lineFree locks the organization (held until tx ends, so the decision and
 // the write that follows are one) and says whether it has a line free.
 func lineFree(ctx context.Context, tx store.Tx, orgID string) (bool, error) {
@@ -243,8 +262,8 @@ func (q *Queue) admit(c *model.Call, now time.Time) error {
 // Drain, hangs up the rest (FAILED, SERVER_SHUTDOWN), and returns once every
 // call and delivery it started is done. Queued calls stay queued.
 func (q *Queue) Run(ctx context.Context) error {
-	close(q.started)
 	q.reap(ctx, true)
+	close(q.recovered)
 	q.sweepWebhooks(ctx)
 	q.dispatch(ctx)
 
