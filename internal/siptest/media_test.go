@@ -42,27 +42,11 @@ func uLawToLinear(u byte) int16 {
 // G.711 μ-law (WAVE format 7), as sipp's rtp_stream plays it with payload 0.
 func toneWAVFile() []byte {
 	const rate, n = 8000, 8000
-	data := make([]byte, n)
-	for i := range data {
-		data[i] = linearToULaw(int16(0.5 * 32767 * math.Sin(2*math.Pi*1000*float64(i)/rate)))
+	pcm := make([]int16, n)
+	for i := range pcm {
+		pcm[i] = int16(0.5 * 32767 * math.Sin(2*math.Pi*1000*float64(i)/rate))
 	}
-	le := binary.LittleEndian
-	var h []byte
-	h = append(h, "RIFF"...)
-	h = le.AppendUint32(h, uint32(4+(8+18)+(8+len(data))))
-	h = append(h, "WAVE"...)
-	h = append(h, "fmt "...)
-	h = le.AppendUint32(h, 18)
-	h = le.AppendUint16(h, 7) // WAVE_FORMAT_MULAW
-	h = le.AppendUint16(h, 1) // mono
-	h = le.AppendUint32(h, rate)
-	h = le.AppendUint32(h, rate) // bytes per second
-	h = le.AppendUint16(h, 1)    // block align
-	h = le.AppendUint16(h, 8)    // bits per sample
-	h = le.AppendUint16(h, 0)    // cbSize
-	h = append(h, "data"...)
-	h = le.AppendUint32(h, uint32(len(data)))
-	return append(h, data...)
+	return ULawWAV(pcm)
 }
 
 // zeroCrossingHz estimates a tone's frequency from μ-law samples at 8 kHz.
