@@ -82,11 +82,14 @@ func startServer(tb testing.TB, bin string, args ...string) *server {
 			if keyLine.MatchString(line) {
 				s.key = line
 			}
-			var rec struct{ Msg, Addr string }
+			var rec struct {
+				Msg, Addr string
+				SIP       struct{ Listen string } // the configuration line's sip.listen, the bound address
+			}
 			if json.Unmarshal([]byte(line), &rec) == nil {
 				switch rec.Msg {
-				case "SIP listening":
-					s.sipAddr = rec.Addr
+				case "configuration":
+					s.sipAddr = rec.SIP.Listen
 				case "serving":
 					s.api = "http://" + rec.Addr
 					if !served {
