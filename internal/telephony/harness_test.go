@@ -209,6 +209,16 @@ func (e *env) waitFor(id string, what string, cond func(model.Call) bool) model.
 	}
 }
 
+// loopbackCaller makes an agent "Callee" owning +15551230000 and returns
+// an agent that calls out through the loopback trunk: the two sides of a
+// loopback call.
+func (e *env) loopbackCaller() model.Agent {
+	e.t.Helper()
+	callee := e.agent(func(a *model.Agent) { a.Name = "Callee" })
+	e.number("+15551230000", &callee.ID, nil)
+	return e.agent(withTrunk(e.trunk("").ID))
+}
+
 // waitInbound waits for the end of the organization's one inbound call
 // (the callee's side of a loopback call) and returns it.
 func (e *env) waitInbound() model.Call {

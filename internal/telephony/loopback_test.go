@@ -143,9 +143,7 @@ func TestLoopbackCallsLeaveNoDialogSlotsBehind(t *testing.T) {
 	})
 	e := newEnvUA(t, sipua.Config{MaxDialogs: 4, MediaTimeout: 10 * time.Second},
 		func(p *Phone, _ *callqueueOptions) { p.Conversation = hangUpAtOnce })
-	callee := e.agent(func(a *model.Agent) { a.Name = "Callee" })
-	e.number("+15551230000", &callee.ID, nil)
-	caller := e.agent(withTrunk(e.trunk("").ID))
+	caller := e.loopbackCaller()
 	for i := range 50 {
 		out := e.place(caller, "+15551230000")
 		if c := e.waitFinal(out.ID); c.Status != model.CallCompleted {

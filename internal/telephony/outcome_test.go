@@ -39,10 +39,7 @@ func (s summarizer) Run(ctx context.Context, l *Live) call.Outcome {
 // filled in later).
 func TestTheEndWaitsForTheOutcome(t *testing.T) {
 	e := newEnv(t, func(p *Phone, _ *callqueueOptions) { p.Conversation = summarizer{write: 1500 * time.Millisecond} })
-	loop := e.trunk("")
-	callee := e.agent(func(a *model.Agent) { a.Name = "Callee" })
-	e.number("+15551230000", &callee.ID, nil)
-	out := e.place(e.agent(withTrunk(loop.ID)), "+15551230000")
+	out := e.place(e.loopbackCaller(), "+15551230000")
 	ended := e.waitFinal(out.ID)
 	wantEnd(t, ended, model.CallCompleted, call.CauseEndCallTool)
 	in := e.waitInbound()
@@ -64,10 +61,7 @@ func TestTheEndDoesNotWaitForeverForTheOutcome(t *testing.T) {
 		p.PostCallBudget = 200 * time.Millisecond
 	})
 	t.Cleanup(func() { close(stuck) }) // runs before the env's cleanup
-	loop := e.trunk("")
-	callee := e.agent(func(a *model.Agent) { a.Name = "Callee" })
-	e.number("+15551230000", &callee.ID, nil)
-	out := e.place(e.agent(withTrunk(loop.ID)), "+15551230000")
+	out := e.place(e.loopbackCaller(), "+15551230000")
 	// The caller's record ends once the budget is spent, without an outcome.
 	ended := e.waitFinal(out.ID)
 	wantEnd(t, ended, model.CallCompleted, call.CauseEndCallTool)
