@@ -129,6 +129,20 @@ func TestSIPInfoDigitsReachTheRightLoopbackLeg(t *testing.T) {
 
 // Every way a call can end without becoming a leg, or end as one, gives
 // its dialog slots back.
+// dialThenCancel dials and cancels the call once it rings.
+func dialThenCancel(t *testing.T, ua *UA) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err := ua.Dial(ctx, target(ua, "+15552223333"), cancel)
+	return err
+}
+
+func wantCanceled(t *testing.T, err error) {
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("dial: %v, want canceled", err)
+	}
+}
+
 func TestDialogSlotsFreedOnEveryPath(t *testing.T) {
 	ringForever := func(ctx context.Context, in *Incoming) {
 		_ = in.Ringing()
@@ -160,17 +174,8 @@ func TestDialogSlotsFreedOnEveryPath(t *testing.T) {
 	}, {
 		name:    "canceled while ringing",
 		handler: ringForever,
-		dial: func(t *testing.T, ua *UA) error {
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			_, err := ua.Dial(ctx, target(ua, "+15552223333"), cancel)
-			return err
-		},
-		check: func(t *testing.T, err error) {
-			if !errors.Is(err, context.Canceled) {
-				t.Errorf("dial: %v, want canceled", err)
-			}
-		},
+		dial:    dialThenCancel,
+		check:   wantCanceled,
 	}, {
 		name:    "ring timeout",
 		handler: ringForever,
@@ -195,17 +200,8 @@ func TestDialogSlotsFreedOnEveryPath(t *testing.T) {
 				_ = leg.Hangup(context.Background())
 			}
 		},
-		dial: func(t *testing.T, ua *UA) error {
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			_, err := ua.Dial(ctx, target(ua, "+15552223333"), cancel)
-			return err
-		},
-		check: func(t *testing.T, err error) {
-			if !errors.Is(err, context.Canceled) {
-				t.Errorf("dial: %v, want canceled", err)
-			}
-		},
+		dial:  dialThenCancel,
+		check: wantCanceled,
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			ua := newLimitedUA(t, 2, tc.handler)
