@@ -66,3 +66,16 @@ type End struct {
 	Reason string
 	At     time.Time
 }
+
+// Arrivals is implemented by an Audio whose frames come off a network. The
+// engine times a turn from when the caller's last voiced packet arrived,
+// not from when its Read returned, so the time a frame waits inside Parley
+// (a jitter buffer, a clock tick, a backlog) counts as Parley's share of the
+// turn, as a caller measuring on the wire would count it.
+type Arrivals interface {
+	// Arrived is when the newest packet whose audio is in the frame Read
+	// last returned came off the socket; zero for a frame filled in with
+	// silence because nothing arrived. Call it from the goroutine that
+	// calls Read, after Read returns.
+	Arrived() time.Time
+}
