@@ -42,6 +42,10 @@ bench: deps ## benchmarks on SQLite, and PostgreSQL when PARLEY_TEST_DATABASE_UR
 	PARLEY_BENCH_CHUNKS=$${PARLEY_BENCH_CHUNKS:-100000} $(GO) test -run '^$$' -bench SearchKnowledgeChunks -benchtime 200x -timeout 30m ./internal/store/sqlite ./internal/store/postgres
 	PARLEY_BENCH_CALLS=$${PARLEY_BENCH_CALLS:-1000000} $(GO) test -run '^$$' -bench ListCalls -benchtime 50x -timeout 60m ./internal/store/sqlite ./internal/store/postgres
 
+.PHONY: bench-calls
+bench-calls: deps ## calls held on the wire: N SIPp calls with speech (CALLS=250,500,1000 HOLD=30s), RTP captured, rtpengine baseline (docs/benchmarks.md)
+	PARLEY_BENCH_HELD_CALLS=$${CALLS:-250,500,1000} PARLEY_BENCH_HELD_HOLD=$${HOLD:-30s} $(GO) test -run '^$$' -bench CallsHeld -benchtime 1x -timeout 60m ./bench/
+
 .PHONY: lint
 lint: ## go vet and gofmt
 	$(GO) vet $(PKGS)

@@ -127,39 +127,8 @@ func runLoad(b *testing.B, bin string, wav []byte, cfg loadConfig) loadResult {
 	b.StopTimer()
 	res := loadResult{cfg: cfg, loadBefore: loadAvg()}
 
-	llm := llmtest.New(b, func(r llmtest.Request) llmtest.Reply {
-		if system, _ := r.Messages[0]["content"].(string); strings.HasPrefix(system, "Summarize") {
-			return llmtest.Reply{Text: []string{callSummary}}
-		}
-		return llmtest.Reply{Delay: modelDelay, Text: []string{"Certainly, ", "a table for four tonight. ", "Would you like ", "a quiet corner?"}}
-	})
-	stt := deepgramtest.New(b, deepgramtest.Options{
-		FinalDelay: recognizeLag,
-		Transcript: func(deepgramtest.StreamInfo) string { return heardCaller },
-	})
-	var voiced sync.Map // input text -> its audio, made once: the fake's tone costs the fake, not Parley
-	speechFake := openaitest.New(b, func(r openaitest.Request) openaitest.Reply {
-		pcm, ok := voiced.Load(r.Input)
-		if !ok {
-			pcm, _ = voiced.LoadOrStore(r.Input, openaitest.Speech(r.Input))
-		}
-		return openaitest.Reply{Delay: speechDelay, PCM: pcm.([]int16)}
-	})
-	hooks := newReceiver(b)
-
-	// Two RTP ports per leg, from a range of our own; legs over the limit get 503.
 	rtpLo := 42000
-	srv := startServer(b, bin,
-		"--allow-private-webhooks", "--sip-max-dialogs", strconv.Itoa(cfg.calls+50),
-		"--rtp-ports", fmt.Sprintf("%d-%d", rtpLo, rtpLo+4*cfg.calls+200),
-		"--llm-base-url", llm.URL, "--llm-api-key", "bench-key", "--llm-model", "fake-model",
-		"--stt", "deepgram", "--deepgram-api-key", deepgramtest.DefaultAPIKey, "--deepgram-base-url", stt.URL,
-		"--tts", "openai", "--openai-base-url", speechFake.URL, "--openai-api-key", "bench-key")
-	srv.do("PATCH", "/v1/organization", map[string]any{"concurrencyLimit": cfg.calls + 10}, 200, nil)
-	var agent struct{ Data map[string]any }
-	srv.do("POST", "/v1/agents", map[string]any{"name": "Front desk", "promptTemplate": "You are the front desk of Luigi's restaurant.",
-		"firstMessage": greeting, "firstMessageMode": "static", "postCallWebhookUrl": hooks.URL}, 201, &agent)
-	srv.do("POST", "/v1/phone-numbers", map[string]any{"e164": agentNumber, "agentId": agent.Data["id"]}, 201, nil)
+	srv, hooks := startAgentServer(b, bin, cfg.calls, rtpLo)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -374,6 +343,47 @@ func runLoad(b *testing.B, bin string, wav []byte, cfg loadConfig) loadResult {
 	}
 	res.loadAfter = loadAvg()
 	return res
+}
+
+// startAgentServer starts the binary with the conversation engine on and
+// its providers behind the loopback fakes (the delays above), RTP on ports
+// from rtpLo (two per leg), room for calls legs, and one agent answering
+// agentNumber whose post-call webhooks go to the returned receiver.
+func startAgentServer(b *testing.B, bin string, calls, rtpLo int, args ...string) (*server, *receiver) {
+	llm := llmtest.New(b, func(r llmtest.Request) llmtest.Reply {
+		if system, _ := r.Messages[0]["content"].(string); strings.HasPrefix(system, "Summarize") {
+			return llmtest.Reply{Text: []string{callSummary}}
+		}
+		return llmtest.Reply{Delay: modelDelay, Text: []string{"Certainly, ", "a table for four tonight. ", "Would you like ", "a quiet corner?"}}
+	})
+	stt := deepgramtest.New(b, deepgramtest.Options{
+		FinalDelay: recognizeLag,
+		Transcript: func(deepgramtest.StreamInfo) string { return heardCaller },
+	})
+	var voiced sync.Map // input text -> its audio, made once: the fake's tone costs the fake, not Parley
+	speechFake := openaitest.New(b, func(r openaitest.Request) openaitest.Reply {
+		pcm, ok := voiced.Load(r.Input)
+		if !ok {
+			pcm, _ = voiced.LoadOrStore(r.Input, openaitest.Speech(r.Input))
+		}
+		return openaitest.Reply{Delay: speechDelay, PCM: pcm.([]int16)}
+	})
+	hooks := newReceiver(b)
+
+	// Two RTP ports per leg, from a range of our own; legs over the limit get 503.
+	srv := startServer(b, bin, append([]string{
+		"--allow-private-webhooks", "--sip-max-dialogs", strconv.Itoa(calls + 50),
+		"--rtp-ports", fmt.Sprintf("%d-%d", rtpLo, rtpLo+4*calls+200),
+		"--llm-base-url", llm.URL, "--llm-api-key", "bench-key", "--llm-model", "fake-model",
+		"--stt", "deepgram", "--deepgram-api-key", deepgramtest.DefaultAPIKey, "--deepgram-base-url", stt.URL,
+		"--tts", "openai", "--openai-base-url", speechFake.URL, "--openai-api-key", "bench-key"}, args...)...)
+	srv.do("PATCH", "/v1/organization", map[string]any{"concurrencyLimit": calls + 10}, 200, nil)
+	var agent struct{ Data map[string]any }
+	srv.do("POST", "/v1/agents", map[string]any{"name": "Front desk", "promptTemplate": "You are the front desk of Luigi's restaurant.",
+		"firstMessage": greeting, "firstMessageMode": "static", "postCallWebhookUrl": hooks.URL}, 201, &agent)
+	srv.do("POST", "/v1/phone-numbers", map[string]any{"e164": agentNumber, "agentId": agent.Data["id"]}, 201, nil)
+
+	return srv, hooks
 }
 
 // crashReport is the panic and its stack from the server's log, or the

@@ -19,8 +19,8 @@ import (
 // relayResult is what rtpengine cost relaying the streams.
 type relayResult struct {
 	Calls       int     `json:"calls"`
-	Seconds     float64 `json:"seconds"`       // the measured window, every call relaying
-	CPUSeconds  float64 `json:"cpu_seconds"`   // rtpengine's, over the window
+	Seconds     float64 `json:"seconds"`     // the measured window, every call relaying
+	CPUSeconds  float64 `json:"cpu_seconds"` // rtpengine's, over the window
 	CPUPerCallS float64 `json:"cpu_ms_per_call_second"`
 	Sent        int64   `json:"packets_sent"`     // both directions
 	Received    int64   `json:"packets_received"` // both directions, after the relay
@@ -258,4 +258,3 @@ func (c *ngClient) do(cmd map[string]any) (map[string]any, error) {
 	}
 	return nil, fmt.Errorf("rtpengine %v: no reply", cmd["command"])
 }
-

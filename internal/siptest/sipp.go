@@ -89,6 +89,9 @@ type Options struct {
 	// the audio its rtp_stream actions play (uac_talk's speech.wav; see
 	// ULawWAV).
 	Files map[string][]byte
+	// Nice is sipp's scheduling niceness (0: the caller's). Load runs use
+	// 19 so that the callers do not starve the server they measure.
+	Nice int
 }
 
 var defaultKeys = map[string]string{
@@ -413,6 +416,10 @@ func (s *Sipp) launch(xml []byte, target string, o Options) error {
 		return err
 	}
 	s.cmd = cmd
+	if o.Nice != 0 {
+		// sipp is single-threaded at start, so its one thread is the process.
+		_ = syscall.Setpriority(syscall.PRIO_PROCESS, cmd.Process.Pid, o.Nice)
+	}
 	s.done = make(chan struct{})
 	s.watch = time.AfterFunc(timeout+15*time.Second, s.kill)
 	go func() {

@@ -1,0 +1,211 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// heldResult is one N of BenchmarkCallsHeld, as written to calls-N.json.
+type heldResult struct {
+	Calls       int     `json:"calls"`
+	HoldSeconds float64 `json:"hold_seconds"`
+	Date        string  `json:"date"`
+
+	PeakLive, PeakLegs float64 `json:"-"`
+	CallsHeld          float64 `json:"calls_held"`     // live calls at the peak (parley_calls_live)
+	AllUpSeconds       float64 `json:"all_up_seconds"` // every call up at once, as polled
+	CallerOK           int     `json:"caller_ok"`
+	CallerFailed       int     `json:"caller_failed"` // SIPp's count
+	ServerFailed       int     `json:"server_failed"` // records not COMPLETED
+
+	// Over the steady window (every call up): whole-server CPU, the
+	// conversation engine on.
+	CPUPerCallS       float64 `json:"cpu_ms_per_call_second"`
+	IdleRSS           float64 `json:"idle_rss_bytes"`
+	RSSPerCallKiB     float64 `json:"rss_kib_per_call"`      // median over the window, less idle
+	PeakRSSPerCallKiB float64 `json:"peak_rss_kib_per_call"` // VmHWM, less idle
+	IdleGoroutines    float64 `json:"idle_goroutines"`
+	GoroutinesPerCall float64 `json:"goroutines_per_call"`
+
+	Relay         relayResult `json:"rtpengine"`
+	MediaCPURatio float64     `json:"media_cpu_ratio"` // CPUPerCallS / rtpengine's
+
+	// On the wire, from the capture.
+	CapturedCalls     int     `json:"captured_calls"`
+	CaptureReceived   int     `json:"capture_received"`
+	CaptureDropped    int     `json:"capture_dropped"`
+	DumpcapCPUSeconds float64 `json:"dumpcap_cpu_seconds"`
+	AgentFrames       int     `json:"agent_frames"`
+	AgentLatePct      float64 `json:"agent_late_pct"`
+	AgentLostPct      float64 `json:"agent_lost_pct"`
+	CallerFrames      int     `json:"caller_frames"`
+	CallerLatePct     float64 `json:"caller_late_pct"` // SIPp's own stream, for reference
+	CallerLostPct     float64 `json:"caller_lost_pct"`
+	WireTurns         int     `json:"wire_turns"`
+	WireShareP50      float64 `json:"wire_share_p50_ms"` // last voiced caller packet → first voiced agent packet, less providerDelays
+	WireShareP99      float64 `json:"wire_share_p99_ms"`
+	EngineTurns       int     `json:"engine_turns"`
+	EngineShareP50    float64 `json:"engine_share_p50_ms"` // metrics.turn_latency first_audio_ms, less providerDelays
+	EngineShareP99    float64 `json:"engine_share_p99_ms"`
+	EngineOverheadP50 float64 `json:"engine_overhead_p50_ms"`
+	EngineOverheadP99 float64 `json:"engine_overhead_p99_ms"`
+
+	Profile    []string `json:"profile,omitempty"` // perf's top symbols, largest N
+	LoadBefore string   `json:"load_before"`
+	LoadAfter  string   `json:"load_after"`
+}
+
+// analyze reads the capture of the server's RTP ports lo..hi: per stream
+// late and lost frames, per call the turns on the wire.
+func (r *heldResult) analyze(tb testing.TB, path string, lo, hi int) {
+	tb.Helper()
+	pkts, err := readPcap(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	type key struct {
+		port uint16
+		ssrc uint32
+	}
+	agent, caller := map[key][]rtpPacket{}, map[key][]rtpPacket{}
+	agentByCall, callerByCall := map[uint16][]rtpPacket{}, map[uint16][]rtpPacket{}
+	in := func(p uint16) bool { return int(p) >= lo && int(p) <= hi }
+	for _, p := range pkts {
+		rp, ssrc, ok := parseRTP(p)
+		if !ok {
+			continue
+		}
+		switch {
+		case in(p.src) && !in(p.dst):
+			agent[key{p.src, ssrc}] = append(agent[key{p.src, ssrc}], rp)
+			agentByCall[p.src] = append(agentByCall[p.src], rp)
+		case in(p.dst) && !in(p.src):
+			caller[key{p.dst, ssrc}] = append(caller[key{p.dst, ssrc}], rp)
+			callerByCall[p.dst] = append(callerByCall[p.dst], rp)
+		}
+	}
+	sum := func(streams map[key][]rtpPacket) (frames int, latePct, lostPct float64) {
+		var late, lost int
+		for _, s := range streams {
+			st := measureStream(s)
+			frames += st.received
+			late += st.late
+			lost += st.lost
+		}
+		if frames > 0 {
+			latePct = 100 * float64(late) / float64(frames)
+			lostPct = 100 * float64(lost) / float64(frames+lost)
+		}
+		return frames, latePct, lostPct
+	}
+	r.AgentFrames, r.AgentLatePct, r.AgentLostPct = sum(agent)
+	r.CallerFrames, r.CallerLatePct, r.CallerLostPct = sum(caller)
+	var shares []float64
+	for port, a := range agentByCall {
+		c := callerByCall[port]
+		if len(c) == 0 {
+			continue
+		}
+		r.CapturedCalls++
+		for _, gap := range turnsOnWire(c, a) {
+			shares = append(shares, float64((gap-providerDelays).Microseconds())/1000)
+		}
+	}
+	r.WireTurns = len(shares)
+	r.WireShareP50, r.WireShareP99 = percentile(shares, 50), percentile(shares, 99)
+	if r.WireTurns < 200 {
+		tb.Logf("only %d turns on the wire (want ≥ 200 for a p99): capture more calls or hold longer", r.WireTurns)
+	}
+}
+
+// profileServer samples the server's CPU with perf for d and returns its
+// hottest symbols (self time); nil when perf is missing or not allowed.
+func profileServer(pid int, d time.Duration) []string {
+	if _, err := exec.LookPath("perf"); err != nil {
+		return nil
+	}
+	dir, err := os.MkdirTemp("", "parley-bench-perf-")
+	if err != nil {
+		return nil
+	}
+	defer os.RemoveAll(dir)
+	data := filepath.Join(dir, "perf.data")
+	rec := exec.Command("perf", "record", "-q", "-F", "199", "-p", fmt.Sprint(pid), "-o", data, "--", "sleep", fmt.Sprint(int(d.Seconds())))
+	if err := rec.Run(); err != nil {
+		return []string{"perf record: " + err.Error()}
+	}
+	out, err := exec.Command("perf", "report", "-i", data, "--stdio", "--sort", "symbol", "--percent-limit", "1").Output()
+	if err != nil {
+		return []string{"perf report: " + err.Error()}
+	}
+	var top []string
+	for _, line := range strings.Split(string(out), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		top = append(top, strings.Join(strings.Fields(line), " "))
+		if len(top) == 20 {
+			break
+		}
+	}
+	return top
+}
+
+// write saves the result as dir/calls-N.json.
+func (r heldResult) write(tb testing.TB, dir string) {
+	tb.Helper()
+	r.CallsHeld = r.PeakLive
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	path := filepath.Join(dir, fmt.Sprintf("calls-%d.json", r.Calls))
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Logf("wrote %s", path)
+}
+
+func (r heldResult) log(tb testing.TB) {
+	tb.Logf("%d calls: %v live and %v legs at the peak, all up for %.0f s; failed: %d callers (SIPp), %d records",
+		r.Calls, r.PeakLive, r.PeakLegs, r.AllUpSeconds, r.CallerFailed, r.ServerFailed)
+	tb.Logf("server: %.2f ms CPU per call-second (whole server, engine on); RSS %.0f KiB per call (peak %.0f) over %.0f MiB idle; %.1f goroutines per call over %v idle",
+		r.CPUPerCallS, r.RSSPerCallKiB, r.PeakRSSPerCallKiB, r.IdleRSS/(1<<20), r.GoroutinesPerCall, r.IdleGoroutines)
+	tb.Logf("rtpengine (userspace) relaying %d calls both ways for %.0f s: %.2f ms CPU per call-second, %d of %d packets relayed; Parley / rtpengine = %.1f×",
+		r.Relay.Calls, r.Relay.Seconds, r.Relay.CPUPerCallS, r.Relay.Received, r.Relay.Sent, r.MediaCPURatio)
+	tb.Logf("wire (%d calls captured, %d packets, %d dropped by the capture, dumpcap %.1f s CPU): agent frames %d, late %.3f%%, lost %.3f%%; caller (SIPp) frames %d, late %.3f%%, lost %.3f%%",
+		r.CapturedCalls, r.CaptureReceived, r.CaptureDropped, r.DumpcapCPUSeconds, r.AgentFrames, r.AgentLatePct, r.AgentLostPct, r.CallerFrames, r.CallerLatePct, r.CallerLostPct)
+	tb.Logf("turn share (less %v of endpointing and provider delays): wire p50 %.1f ms, p99 %.1f ms over %d turns; engine first_audio p50 %.1f ms, p99 %.1f ms over %d turns; engine overhead_ms p50 %.1f, p99 %.1f",
+		providerDelays, r.WireShareP50, r.WireShareP99, r.WireTurns, r.EngineShareP50, r.EngineShareP99, r.EngineTurns, r.EngineOverheadP50, r.EngineOverheadP99)
+	if len(r.Profile) > 0 {
+		tb.Logf("server profile (perf, self time):\n  %s", strings.Join(r.Profile, "\n  "))
+	}
+	tb.Logf("load average before %s, after %s", r.LoadBefore, r.LoadAfter)
+}
+
+// heldTable is the runs as the markdown table docs/benchmarks.md shows.
+func heldTable(rows []heldResult) string {
+	var b strings.Builder
+	b.WriteString("| calls | held | failed (caller / server) | CPU ms per call-s | rtpengine ms per call-s | ratio | RSS KiB per call (peak) | goroutines per call | late agent frames (SIPp's) | lost | turn share on the wire p50 / p99 (turns) | engine's first_audio share p50 / p99 | overhead_ms p50 / p99 |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	rows = slices.Clone(rows)
+	slices.SortFunc(rows, func(a, b heldResult) int { return a.Calls - b.Calls })
+	for _, r := range rows {
+		fmt.Fprintf(&b, "| %d | %.0f for %.0f s | %d / %d | %.2f | %.2f | %.1f× | %.0f (%.0f) | %.1f | %.3f %% (%.3f %%) | %.3f %% | %.1f / %.1f ms (%d) | %.1f / %.1f ms | %.1f / %.1f ms |\n",
+			r.Calls, r.PeakLive, r.AllUpSeconds, r.CallerFailed, r.ServerFailed, r.CPUPerCallS, r.Relay.CPUPerCallS, r.MediaCPURatio,
+			r.RSSPerCallKiB, r.PeakRSSPerCallKiB, r.GoroutinesPerCall, r.AgentLatePct, r.CallerLatePct, r.AgentLostPct,
+			r.WireShareP50, r.WireShareP99, r.WireTurns, r.EngineShareP50, r.EngineShareP99, r.EngineOverheadP50, r.EngineOverheadP99)
+	}
+	return b.String()
+}

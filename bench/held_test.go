@@ -1,0 +1,288 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/parley-voice/parley/internal/pipeline/vad"
+	"github.com/parley-voice/parley/internal/siptest"
+)
+
+// heldConfig is the shape of a BenchmarkCallsHeld run, from the
+// environment.
+type heldConfig struct {
+	sizes   []int         // PARLEY_BENCH_HELD_CALLS: concurrent calls, one run each (default 250,500,1000)
+	hold    time.Duration // PARLEY_BENCH_HELD_HOLD: how long all of them are up at once (default 30s)
+	rate    int           // PARLEY_BENCH_HELD_RATE: new calls per second while ramping up (default 50)
+	capture int           // PARLEY_BENCH_HELD_CAPTURE: calls whose RTP is captured, about (default 100; 0: all)
+	out     string        // PARLEY_BENCH_HELD_OUT: directory for calls-N.json (default results)
+}
+
+func readHeldConfig(tb testing.TB) heldConfig {
+	tb.Helper()
+	c := heldConfig{sizes: []int{250, 500, 1000}, hold: 30 * time.Second, rate: 50, capture: 100, out: "results"}
+	bad := func(name string, err error) { tb.Fatalf("%s=%q: %v", name, os.Getenv(name), err) }
+	if v := os.Getenv("PARLEY_BENCH_HELD_CALLS"); v != "" {
+		c.sizes = nil
+		for _, f := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 1 {
+				bad("PARLEY_BENCH_HELD_CALLS", fmt.Errorf("want a comma-separated list of positive counts"))
+			}
+			c.sizes = append(c.sizes, n)
+		}
+	}
+	if v := os.Getenv("PARLEY_BENCH_HELD_HOLD"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 5*time.Second {
+			bad("PARLEY_BENCH_HELD_HOLD", fmt.Errorf("want a duration of at least 5s"))
+		}
+		c.hold = d
+	}
+	for name, p := range map[string]*int{"PARLEY_BENCH_HELD_RATE": &c.rate, "PARLEY_BENCH_HELD_CAPTURE": &c.capture} {
+		if v := os.Getenv(name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 || (n == 0 && p == &c.rate) {
+				bad(name, fmt.Errorf("want a count"))
+			}
+			*p = n
+		}
+	}
+	if v := os.Getenv("PARLEY_BENCH_HELD_OUT"); v != "" {
+		c.out = v
+	}
+	return c
+}
+
+// providerDelays is the fixed part of every turn the fakes impose: the
+// VAD's endpointing window (its hangover; the engine uses the default),
+// the recognizer's final result, the model's first token, speech
+// synthesis' first audio.
+const providerDelays = vad.DefaultHangover + recognizeLag + modelDelay + speechDelay
+
+// BenchmarkCallsHeld measures, from the outside, what holding N concurrent
+// calls costs (`make bench-calls`; see docs/benchmarks.md): for each N of
+// PARLEY_BENCH_HELD_CALLS it starts a fresh server with the conversation
+// engine on and fake providers, has SIPp (at nice 19) call its number N
+// times with espeak speech and pauses, holds every call up for
+// PARLEY_BENCH_HELD_HOLD, and captures the RTP of about
+// PARLEY_BENCH_HELD_CAPTURE of the calls with dumpcap. From the capture it
+// computes late and lost frames at the receiver and the platform's share
+// of each turn on the wire; from /proc and /metrics the server's CPU per
+// call-second, RSS and goroutines per call and the calls held; and it
+// profiles the server (perf) during the largest N. Then rtpengine relays
+// N streams of the same shape for the same time as the CPU baseline. It
+// writes calls-N.json and prints a markdown table. It fails when the
+// server dies or any call fails on either side; goals missed are
+// reported, not failed. Use -benchtime 1x.
+func BenchmarkCallsHeld(b *testing.B) {
+	siptest.RequireSipp(b)
+	cfg := readHeldConfig(b)
+	bin := buildParley(b)
+	wav, loop, speech := speechWAV(b)
+	b.Logf("caller audio: %v loop, %v of it speech; calls %v, all up for %v, ramp %d calls/s, RTP of ~%d calls captured",
+		loop.Round(time.Millisecond), speech.Round(time.Millisecond), cfg.sizes, cfg.hold, cfg.rate, cfg.capture)
+	largest := 0
+	for _, n := range cfg.sizes {
+		largest = max(largest, n)
+	}
+	b.ResetTimer()
+	for range b.N {
+		var rows []heldResult
+		for _, n := range cfg.sizes {
+			r := runHeld(b, bin, wav, cfg, n, n == largest)
+			r.Relay = relayThroughRtpengine(b, n, cfg.hold, wav)
+			if r.Relay.CPUPerCallS > 0 {
+				r.MediaCPURatio = r.CPUPerCallS / r.Relay.CPUPerCallS
+			}
+			r.write(b, cfg.out)
+			r.log(b)
+			rows = append(rows, r)
+		}
+		fmt.Println(heldTable(rows))
+	}
+}
+
+func runHeld(b *testing.B, bin string, wav []byte, cfg heldConfig, calls int, profile bool) heldResult {
+	b.StopTimer()
+	res := heldResult{Calls: calls, HoldSeconds: cfg.hold.Seconds(), Date: time.Now().UTC().Format(time.RFC3339), LoadBefore: loadAvg()}
+	const rtpLo = 42000
+	srv, _ := startAgentServer(b, bin, calls, rtpLo)
+	pid := srv.pid()
+
+	// The calls' RTP: a sample of the server's port range, as a kernel filter.
+	width := 4*calls + 200
+	if cfg.capture > 0 && cfg.capture < calls {
+		width = width * cfg.capture / calls
+	}
+	capt := startCapture(b, fmt.Sprintf("udp and portrange %d-%d", rtpLo, rtpLo+width-1))
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	idle, err := srv.scrape(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	res.IdleRSS, res.IdleGoroutines = procRSS(pid), idle["go_goroutines"]
+
+	// Poll the server while the calls run.
+	type sample struct {
+		at                  time.Time
+		legs, live, gor     float64
+		rss                 float64
+		cpu                 time.Duration
+		allUp               bool
+		scraped, canProfile bool
+	}
+	var (
+		mu      sync.Mutex
+		samples []sample
+	)
+	profiled := make(chan []string, 1)
+	polled := make(chan struct{})
+	go func() {
+		defer close(polled)
+		tick := time.NewTicker(500 * time.Millisecond)
+		defer tick.Stop()
+		started := false
+		for {
+			m, err := srv.scrape(ctx)
+			s := sample{at: time.Now(), cpu: procCPU(pid), rss: procRSS(pid), scraped: err == nil}
+			if err == nil {
+				s.legs, s.live, s.gor = m["parley_sip_legs"], m["parley_calls_live"], m["go_goroutines"]
+				s.allUp = s.legs >= float64(calls) && s.live >= float64(calls)
+			}
+			mu.Lock()
+			samples = append(samples, s)
+			mu.Unlock()
+			if profile && s.allUp && !started {
+				started = true
+				go func() { profiled <- profileServer(pid, min(cfg.hold/2, 15*time.Second)) }()
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+
+	ramp := time.Duration(calls) * time.Second / time.Duration(cfg.rate)
+	perCall := cfg.hold + ramp + 3*time.Second
+	b.StartTimer()
+	uac := siptest.UAC(b, "uac_talk", srv.sipAddr, siptest.Options{
+		Calls: calls, Limit: calls, Rate: cfg.rate, Service: agentNumber, Nice: 19,
+		Keys:    map[string]string{"hold": strconv.Itoa(int(perCall.Milliseconds())), "from": "+15550001000"},
+		Timeout: perCall + ramp + 60*time.Second,
+		Files:   map[string][]byte{"speech.wav": wav},
+	})
+	sippDone := make(chan error, 1)
+	go func() { sippDone <- uac.Wait() }()
+	var sippErr error
+	select {
+	case sippErr = <-sippDone:
+	case <-srv.exited:
+		b.Fatalf("parley serve died during the run (%v):\n%s", srv.exitErr, crashReport(srv))
+	}
+	b.StopTimer()
+	res.CallerOK, res.CallerFailed, _ = uac.Counts()
+	if c := srv.Crashed(); c != "" || srv.Exited() {
+		b.Fatalf("parley serve crashed (exited: %v):\n%s", srv.Exited(), crashReport(srv))
+	}
+	if sippErr != nil || res.CallerFailed != 0 || res.CallerOK != calls {
+		b.Fatalf("calls failed on the caller's side: sipp counted %d successful, %d failed of %d (%v)", res.CallerOK, res.CallerFailed, calls, sippErr)
+	}
+	received, dropped, dumpcapCPU := capt.stop(b)
+	res.CaptureReceived, res.CaptureDropped, res.DumpcapCPUSeconds = received, dropped, dumpcapCPU.Seconds()
+	cancel()
+	<-polled
+	if profile {
+		res.Profile = <-profiled
+	}
+
+	// The steady window: every call up, by the polls.
+	var first, last *sample
+	var rssUp, gorUp []float64
+	for i := range samples {
+		s := &samples[i]
+		res.PeakLive = max(res.PeakLive, s.live)
+		res.PeakLegs = max(res.PeakLegs, s.legs)
+		if !s.allUp {
+			continue
+		}
+		if first == nil {
+			first = s
+		}
+		last = s
+		rssUp, gorUp = append(rssUp, s.rss), append(gorUp, s.gor)
+	}
+	if first == nil || last == first {
+		b.Fatalf("the %d calls were never all up together (peak %v legs, %v live)", calls, res.PeakLegs, res.PeakLive)
+	}
+	res.AllUpSeconds = last.at.Sub(first.at).Seconds()
+	res.CPUPerCallS = (last.cpu - first.cpu).Seconds() * 1000 / (float64(calls) * res.AllUpSeconds)
+	res.RSSPerCallKiB = (percentile(rssUp, 50) - res.IdleRSS) / 1024 / float64(calls)
+	res.PeakRSSPerCallKiB = (procStatusKB(pid, "VmHWM:")*1024 - res.IdleRSS) / 1024 / float64(calls)
+	res.GoroutinesPerCall = (percentile(gorUp, 50) - res.IdleGoroutines) / float64(calls)
+
+	// Every call ends COMPLETED on the server's side.
+	deadline := time.Now().Add(2 * time.Minute)
+	var records []map[string]any
+	for {
+		records = srv.calls()
+		ended := 0
+		for _, c := range records {
+			if c["endedAt"] != nil {
+				ended++
+			}
+		}
+		if len(records) == calls && ended == calls {
+			break
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("2 minutes after the callers hung up: %d records, %d ended, want %d", len(records), ended, calls)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	var engineFirst, engineOverhead []float64
+	for _, c := range records {
+		if c["status"] != "COMPLETED" {
+			res.ServerFailed++
+			if res.ServerFailed <= 5 {
+				b.Errorf("call %v: %v %v (%v)", c["id"], c["status"], c["hangupCause"], c["errorMessage"])
+			}
+		}
+		m, _ := c["metrics"].(map[string]any)
+		turns, _ := m["turn_latency"].([]any)
+		for _, t := range turns {
+			t, _ := t.(map[string]any)
+			fa, _ := t["first_audio_ms"].(float64)
+			oh, _ := t["overhead_ms"].(float64)
+			engineFirst = append(engineFirst, fa)
+			engineOverhead = append(engineOverhead, oh)
+		}
+	}
+	if res.ServerFailed > 0 {
+		b.Fatalf("%d of %d calls failed on the server's side", res.ServerFailed, calls)
+	}
+	res.EngineTurns = len(engineFirst)
+	ms := float64(providerDelays.Milliseconds())
+	res.EngineShareP50, res.EngineShareP99 = percentile(engineFirst, 50)-ms, percentile(engineFirst, 99)-ms
+	res.EngineOverheadP50, res.EngineOverheadP99 = percentile(engineOverhead, 50), percentile(engineOverhead, 99)
+
+	if err := srv.stop(60 * time.Second); err != nil {
+		b.Errorf("parley serve after SIGTERM: %v\n%s", err, tail(srv.Log(), 4000))
+	}
+	if c := srv.Crashed(); c != "" {
+		b.Fatalf("parley serve crashed:\n%s", c)
+	}
+	res.analyze(b, capt.path, rtpLo, rtpLo+width-1)
+	res.LoadAfter = loadAvg()
+	return res
+}
