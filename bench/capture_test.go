@@ -26,10 +26,14 @@ type capture struct {
 // BPF filter, so unwanted packets never reach it) keeps, 256 bytes of each
 // (headers and a G.711 frame), at nice 19 with a 128 MiB kernel buffer
 // so it neither starves the server nor loses packets to its own lateness.
-func startCapture(tb testing.TB, filter string) *capture {
+// The file is path, or one in a temporary directory when path is "".
+func startCapture(tb testing.TB, filter, path string) *capture {
 	tb.Helper()
 	requireTool(tb, "dumpcap", "tshark")
-	c := &capture{path: filepath.Join(tb.TempDir(), "rtp.pcap"), done: make(chan struct{})}
+	if path == "" {
+		path = filepath.Join(tb.TempDir(), "rtp.pcap")
+	}
+	c := &capture{path: path, done: make(chan struct{})}
 	c.cmd = exec.Command("nice", "-n", "19", "dumpcap", "-i", "lo", "-P", "-q", "-s", "256", "-B", "128", "-f", filter, "-w", c.path)
 	c.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stderr, err := c.cmd.StderrPipe()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,6 +23,7 @@ type heldConfig struct {
 	rate    int           // PARLEY_BENCH_HELD_RATE: new calls per second while ramping up (default 50)
 	capture int           // PARLEY_BENCH_HELD_CAPTURE: calls whose RTP is captured, about (default 100; 0: all)
 	out     string        // PARLEY_BENCH_HELD_OUT: directory for calls-N.json (default results)
+	keep    bool          // PARLEY_BENCH_HELD_KEEP_PCAP=1: keep the capture there too, as calls-N.pcap
 }
 
 func readHeldConfig(tb testing.TB) heldConfig {
@@ -57,6 +59,7 @@ func readHeldConfig(tb testing.TB) heldConfig {
 	if v := os.Getenv("PARLEY_BENCH_HELD_OUT"); v != "" {
 		c.out = v
 	}
+	c.keep = os.Getenv("PARLEY_BENCH_HELD_KEEP_PCAP") == "1"
 	return c
 }
 
@@ -121,7 +124,14 @@ func runHeld(b *testing.B, bin string, wav []byte, cfg heldConfig, calls int, pr
 	if cfg.capture > 0 && cfg.capture < calls {
 		width = width * cfg.capture / calls
 	}
-	capt := startCapture(b, fmt.Sprintf("udp and portrange %d-%d", rtpLo, rtpLo+width-1))
+	pcap := ""
+	if cfg.keep {
+		if err := os.MkdirAll(cfg.out, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		pcap = filepath.Join(cfg.out, fmt.Sprintf("calls-%d.pcap", calls))
+	}
+	capt := startCapture(b, fmt.Sprintf("udp and portrange %d-%d", rtpLo, rtpLo+width-1), pcap)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
