@@ -106,10 +106,13 @@ type streamStats struct {
 
 // measureStream counts lost and late packets of one stream (in capture
 // order). The schedule is the RTP timestamp clock anchored per stream at
-// its earliest packet relative to that clock (the minimum of arrival −
-// timestamp), so a late first packet does not make every other one early;
-// a packet is late when it arrives more than one frame (20 ms) after its
-// timestamp's place on that schedule.
+// its median offset (arrival − timestamp time): the stream's typical
+// transit, where a receiver's jitter buffer would settle. A packet is
+// late when it arrives more than one frame (20 ms) after its timestamp's
+// place on that schedule: it would miss its turn at such a receiver.
+// (Anchoring at the earliest packet instead would count every packet
+// late after one that left early: SIPp's own pacing sends some up to
+// 18 ms early.)
 func measureStream(pkts []rtpPacket) streamStats {
 	st := streamStats{received: len(pkts)}
 	if len(pkts) == 0 {
@@ -132,7 +135,9 @@ func measureStream(pkts []rtpPacket) streamStats {
 		offsets[i] = p.at - time.Duration(tsExt)*time.Second/8000
 	}
 	st.lost = int(hi-lo+1) - len(seen)
-	anchor := slices.Min(offsets)
+	sorted := slices.Clone(offsets)
+	slices.Sort(sorted)
+	anchor := sorted[len(sorted)/2]
 	for _, o := range offsets {
 		if o-anchor > frameDur {
 			st.late++
