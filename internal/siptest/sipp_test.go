@@ -2,6 +2,7 @@ package siptest
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"math"
 	"net"
@@ -21,6 +22,7 @@ var covered = []string{
 	"uac_refer", "uac_reject", "uac_talk",
 	"uas_answer_bye", "uas_answer_many", "uas_answer_wait_bye", "uas_auth",
 	"uas_auth401", "uas_busy", "uas_refer", "uas_reject", "uas_ring_forever",
+	"uas_talk",
 }
 
 func TestEveryScenarioIsPlayed(t *testing.T) {
@@ -437,6 +439,55 @@ func TestTalkingCallers(t *testing.T) {
 		}
 		if !bytes.Equal(ulaw[:len(wav)], wav) || !bytes.Equal(ulaw[len(wav):len(wav)+1600], wav[:1600]) {
 			t.Errorf("stream %08x does not play speech.wav from its start, looped", ssrc)
+		}
+	}
+}
+
+// TestTalkingCallees: uas_talk answers, streams speech.wav, looped, as
+// PCMU from sipp's media port to each caller's SDP address, one stream
+// (SSRC) per call, then hangs up itself.
+func TestTalkingCallees(t *testing.T) {
+	t.Parallel()
+	RequireSipp(t)
+	probe, err := os.ReadFile("testdata/uac_rtp_probe.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := net.ListenPacket("udp4", localIP+":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	streams := make(chan map[uint32]int, 1) // audio bytes by SSRC
+	go func() {
+		got := map[uint32]int{}
+		buf := make([]byte, 2048)
+		for {
+			n, _, err := conn.ReadFrom(buf)
+			if err != nil {
+				streams <- got
+				return
+			}
+			if n == 12+160 && buf[1]&0x7f == 0 {
+				got[binary.BigEndian.Uint32(buf[8:])] += n - 12
+			}
+		}
+	}()
+	wav := ULawWAV(make([]int16, 4000))
+	const calls = 2
+	uas := UAS(t, "uas_talk", Options{Calls: calls, Keys: keys("hold", "1200"), Files: map[string][]byte{"speech.wav": wav}})
+	uac := start(t, "uac_rtp_probe", probe, uas.Addr(), Options{Calls: calls, Keys: keys("probe_port", strconv.Itoa(conn.LocalAddr().(*net.UDPAddr).Port))})
+	mustPass(t, uac, uas)
+	if ok, failed, counted := uas.Counts(); !counted || ok != calls || failed != 0 {
+		t.Errorf("sipp counted %d successful and %d failed calls (counted: %v), want %d and 0", ok, failed, counted, calls)
+	}
+	_ = conn.Close()
+	got := <-streams
+	if len(got) != calls {
+		t.Fatalf("%d RTP streams (SSRCs), want one per call (%d)", len(got), calls)
+	}
+	for ssrc, n := range got {
+		if n < len(wav)+8000/2 { // 1.2 s held: the file played more than once
+			t.Errorf("stream %08x: %d bytes of audio in a 1.2 s call", ssrc, n)
 		}
 	}
 }
