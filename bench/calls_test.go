@@ -128,7 +128,7 @@ func runLoad(b *testing.B, bin string, wav []byte, cfg loadConfig) loadResult {
 	res := loadResult{cfg: cfg, loadBefore: loadAvg()}
 
 	rtpLo := 42000
-	srv, hooks := startAgentServer(b, bin, cfg.calls, rtpLo)
+	srv, hooks, _ := startAgentServer(b, bin, cfg.calls, rtpLo)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -348,8 +348,9 @@ func runLoad(b *testing.B, bin string, wav []byte, cfg loadConfig) loadResult {
 // startAgentServer starts the binary with the conversation engine on and
 // its providers behind the loopback fakes (the delays above), RTP on ports
 // from rtpLo (two per leg), room for calls legs, and one agent answering
-// agentNumber whose post-call webhooks go to the returned receiver.
-func startAgentServer(b *testing.B, bin string, calls, rtpLo int, args ...string) (*server, *receiver) {
+// agentNumber whose post-call webhooks go to the returned receiver; it
+// returns the agent's id too, for outbound calls.
+func startAgentServer(b *testing.B, bin string, calls, rtpLo int, args ...string) (*server, *receiver, string) {
 	llm := llmtest.New(b, func(r llmtest.Request) llmtest.Reply {
 		if system, _ := r.Messages[0]["content"].(string); strings.HasPrefix(system, "Summarize") {
 			return llmtest.Reply{Text: []string{callSummary}}
@@ -383,7 +384,7 @@ func startAgentServer(b *testing.B, bin string, calls, rtpLo int, args ...string
 		"firstMessage": greeting, "firstMessageMode": "static", "postCallWebhookUrl": hooks.URL}, 201, &agent)
 	srv.do("POST", "/v1/phone-numbers", map[string]any{"e164": agentNumber, "agentId": agent.Data["id"]}, 201, nil)
 
-	return srv, hooks
+	return srv, hooks, fmt.Sprint(agent.Data["id"])
 }
 
 // crashReport is the panic and its stack from the server's log, or the

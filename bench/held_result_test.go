@@ -17,12 +17,14 @@ type heldResult struct {
 	Calls       int     `json:"calls"`
 	HoldSeconds float64 `json:"hold_seconds"`
 	Date        string  `json:"date"`
+	Inbound     int     `json:"inbound"`  // SIPp callers calling the agent's number
+	Outbound    int     `json:"outbound"` // calls Parley placed to a SIPp callee
 
 	PeakLive, PeakLegs float64 `json:"-"`
 	CallsHeld          float64 `json:"calls_held"`     // live calls at the peak (parley_calls_live)
 	AllUpSeconds       float64 `json:"all_up_seconds"` // every call up at once, as polled
-	CallerOK           int     `json:"caller_ok"`
-	CallerFailed       int     `json:"caller_failed"` // SIPp's count
+	CallerOK           int     `json:"sipp_ok"`
+	CallerFailed       int     `json:"sipp_failed"`   // SIPp's count, callers and callees
 	ServerFailed       int     `json:"server_failed"` // records not COMPLETED
 
 	// Over the steady window (every call up): whole-server CPU, the
@@ -178,8 +180,8 @@ func (r heldResult) write(tb testing.TB, dir string) {
 }
 
 func (r heldResult) log(tb testing.TB) {
-	tb.Logf("%d calls: %v live and %v legs at the peak, all up for %.0f s; failed: %d callers (SIPp), %d records",
-		r.Calls, r.PeakLive, r.PeakLegs, r.AllUpSeconds, r.CallerFailed, r.ServerFailed)
+	tb.Logf("%d calls (%d in, %d out): %v live and %v legs at the peak, all up for %.0f s; failed: %d callers (SIPp), %d records",
+		r.Calls, r.Inbound, r.Outbound, r.PeakLive, r.PeakLegs, r.AllUpSeconds, r.CallerFailed, r.ServerFailed)
 	tb.Logf("server: %.2f ms CPU per call-second (whole server, engine on); RSS %.0f KiB per call (peak %.0f) over %.0f MiB idle; %.1f goroutines per call over %v idle",
 		r.CPUPerCallS, r.RSSPerCallKiB, r.PeakRSSPerCallKiB, r.IdleRSS/(1<<20), r.GoroutinesPerCall, r.IdleGoroutines)
 	tb.Logf("rtpengine (userspace) relaying %d calls both ways for %.0f s: %.2f ms CPU per call-second, %d of %d packets relayed; Parley / rtpengine = %.1f×",
@@ -197,7 +199,7 @@ func (r heldResult) log(tb testing.TB) {
 // heldTable is the runs as the markdown table docs/benchmarks.md shows.
 func heldTable(rows []heldResult) string {
 	var b strings.Builder
-	b.WriteString("| calls | held | failed (caller / server) | CPU ms per call-s | rtpengine ms per call-s | ratio | RSS KiB per call (peak) | goroutines per call | late agent frames (SIPp's) | lost | turn share on the wire p50 / p99 (turns) | engine's first_audio share p50 / p99 | overhead_ms p50 / p99 |\n")
+	b.WriteString("| calls | held | failed (SIPp / server) | CPU ms per call-s | rtpengine ms per call-s | ratio | RSS KiB per call (peak) | goroutines per call | late agent frames (SIPp's) | lost | turn share on the wire p50 / p99 (turns) | engine's first_audio share p50 / p99 | overhead_ms p50 / p99 |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	rows = slices.Clone(rows)
 	slices.SortFunc(rows, func(a, b heldResult) int { return a.Calls - b.Calls })

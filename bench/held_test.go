@@ -1,8 +1,13 @@
 package bench
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -18,17 +23,18 @@ import (
 // heldConfig is the shape of a BenchmarkCallsHeld run, from the
 // environment.
 type heldConfig struct {
-	sizes   []int         // PARLEY_BENCH_HELD_CALLS: concurrent calls, one run each (default 250,500,1000)
-	hold    time.Duration // PARLEY_BENCH_HELD_HOLD: how long all of them are up at once (default 30s)
-	rate    int           // PARLEY_BENCH_HELD_RATE: new calls per second while ramping up (default 50)
-	capture int           // PARLEY_BENCH_HELD_CAPTURE: calls whose RTP is captured, about (default 100; 0: all)
-	out     string        // PARLEY_BENCH_HELD_OUT: directory for calls-N.json (default results)
-	keep    bool          // PARLEY_BENCH_HELD_KEEP_PCAP=1: keep the capture there too, as calls-N.pcap
+	sizes    []int         // PARLEY_BENCH_HELD_CALLS: concurrent calls, one run each (default 250,500,1000)
+	hold     time.Duration // PARLEY_BENCH_HELD_HOLD: how long all of them are up at once (default 30s)
+	rate     int           // PARLEY_BENCH_HELD_RATE: new calls per second while ramping up (default 50)
+	outbound int           // PARLEY_BENCH_HELD_OUTBOUND: percent of the calls placed by Parley (POST /v1/calls) to a SIPp callee (default 20)
+	capture  int           // PARLEY_BENCH_HELD_CAPTURE: calls whose RTP is captured, about (default 100; 0: all)
+	out      string        // PARLEY_BENCH_HELD_OUT: directory for calls-N.json (default results)
+	keep     bool          // PARLEY_BENCH_HELD_KEEP_PCAP=1: keep the capture there too, as calls-N.pcap
 }
 
 func readHeldConfig(tb testing.TB) heldConfig {
 	tb.Helper()
-	c := heldConfig{sizes: []int{250, 500, 1000}, hold: 30 * time.Second, rate: 50, capture: 100, out: "results"}
+	c := heldConfig{sizes: []int{250, 500, 1000}, hold: 30 * time.Second, rate: 50, outbound: 20, capture: 100, out: "results"}
 	bad := func(name string, err error) { tb.Fatalf("%s=%q: %v", name, os.Getenv(name), err) }
 	if v := os.Getenv("PARLEY_BENCH_HELD_CALLS"); v != "" {
 		c.sizes = nil
@@ -47,10 +53,10 @@ func readHeldConfig(tb testing.TB) heldConfig {
 		}
 		c.hold = d
 	}
-	for name, p := range map[string]*int{"PARLEY_BENCH_HELD_RATE": &c.rate, "PARLEY_BENCH_HELD_CAPTURE": &c.capture} {
+	for name, p := range map[string]*int{"PARLEY_BENCH_HELD_RATE": &c.rate, "PARLEY_BENCH_HELD_CAPTURE": &c.capture, "PARLEY_BENCH_HELD_OUTBOUND": &c.outbound} {
 		if v := os.Getenv(name); v != "" {
 			n, err := strconv.Atoi(v)
-			if err != nil || n < 0 || (n == 0 && p == &c.rate) {
+			if err != nil || n < 0 || (n == 0 && p == &c.rate) || (n > 100 && p == &c.outbound) {
 				bad(name, fmt.Errorf("want a count"))
 			}
 			*p = n
@@ -116,7 +122,24 @@ func runHeld(b *testing.B, bin string, wav []byte, cfg heldConfig, calls int, pr
 	b.StopTimer()
 	res := heldResult{Calls: calls, HoldSeconds: cfg.hold.Seconds(), Date: time.Now().UTC().Format(time.RFC3339), LoadBefore: loadAvg()}
 	const rtpLo = 42000
-	srv, _ := startAgentServer(b, bin, calls, rtpLo)
+	outbound := calls * cfg.outbound / 100
+	inbound := calls - outbound
+	res.Inbound, res.Outbound = inbound, outbound
+	ramp := time.Duration(calls) * time.Second / time.Duration(cfg.rate)
+	perCall := cfg.hold + ramp + 3*time.Second
+	holdKey := map[string]string{"hold": strconv.Itoa(int(perCall.Milliseconds())), "from": "+15550001000"}
+	files := map[string][]byte{"speech.wav": wav}
+
+	// The callees of the outbound calls: Parley's default trunk.
+	var uas *siptest.Sipp
+	var trunk []string
+	if outbound > 0 {
+		uas = siptest.UAS(b, "uas_talk", siptest.Options{Calls: outbound, Limit: outbound, Nice: 19, Keys: holdKey,
+			Timeout: perCall + 2*ramp + 90*time.Second, Files: files})
+		_, port, _ := strings.Cut(uas.Addr(), ":")
+		trunk = []string{"--sip-trunk-host", "127.0.0.1", "--sip-trunk-port", port}
+	}
+	srv, _, agentID := startAgentServer(b, bin, calls, rtpLo, trunk...)
 	pid := srv.pid()
 
 	// The calls' RTP: a sample of the server's port range, as a kernel filter.
@@ -183,17 +206,30 @@ func runHeld(b *testing.B, bin string, wav []byte, cfg heldConfig, calls int, pr
 		}
 	}()
 
-	ramp := time.Duration(calls) * time.Second / time.Duration(cfg.rate)
-	perCall := cfg.hold + ramp + 3*time.Second
 	b.StartTimer()
-	uac := siptest.UAC(b, "uac_talk", srv.sipAddr, siptest.Options{
-		Calls: calls, Limit: calls, Rate: cfg.rate, Service: agentNumber, Nice: 19,
-		Keys:    map[string]string{"hold": strconv.Itoa(int(perCall.Milliseconds())), "from": "+15550001000"},
-		Timeout: perCall + ramp + 60*time.Second,
-		Files:   map[string][]byte{"speech.wav": wav},
-	})
+	// The two sides ramp together, each at its share of the rate.
+	var peers []*siptest.Sipp
+	if inbound > 0 {
+		peers = append(peers, siptest.UAC(b, "uac_talk", srv.sipAddr, siptest.Options{
+			Calls: inbound, Limit: inbound, Rate: max(cfg.rate*inbound/calls, 1), Service: agentNumber, Nice: 19,
+			Keys: holdKey, Timeout: perCall + ramp + 60*time.Second, Files: files,
+		}))
+	}
+	placed := make(chan error, 1)
+	go func() { placed <- placeCalls(ctx, srv, agentID, outbound, max(cfg.rate*outbound/calls, 1)) }()
+	if outbound > 0 {
+		peers = append(peers, uas)
+	}
 	sippDone := make(chan error, 1)
-	go func() { sippDone <- uac.Wait() }()
+	go func() {
+		var errs []error
+		for _, p := range peers {
+			if err := p.Wait(); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		sippDone <- errors.Join(errs...)
+	}()
 	var sippErr error
 	select {
 	case sippErr = <-sippDone:
@@ -201,12 +237,19 @@ func runHeld(b *testing.B, bin string, wav []byte, cfg heldConfig, calls int, pr
 		b.Fatalf("parley serve died during the run (%v):\n%s", srv.exitErr, crashReport(srv))
 	}
 	b.StopTimer()
-	res.CallerOK, res.CallerFailed, _ = uac.Counts()
+	if err := <-placed; err != nil {
+		b.Fatalf("placing the outbound calls: %v", err)
+	}
+	for _, p := range peers {
+		ok, failed, _ := p.Counts()
+		res.CallerOK += ok
+		res.CallerFailed += failed
+	}
 	if c := srv.Crashed(); c != "" || srv.Exited() {
 		b.Fatalf("parley serve crashed (exited: %v):\n%s", srv.Exited(), crashReport(srv))
 	}
 	if sippErr != nil || res.CallerFailed != 0 || res.CallerOK != calls {
-		b.Fatalf("calls failed on the caller's side: sipp counted %d successful, %d failed of %d (%v)", res.CallerOK, res.CallerFailed, calls, sippErr)
+		b.Fatalf("calls failed on SIPp's side: it counted %d successful, %d failed of %d (%v)", res.CallerOK, res.CallerFailed, calls, sippErr)
 	}
 	received, dropped, dumpcapCPU := capt.stop(b)
 	res.CaptureReceived, res.CaptureDropped, res.DumpcapCPUSeconds = received, dropped, dumpcapCPU.Seconds()
@@ -261,7 +304,9 @@ func runHeld(b *testing.B, bin string, wav []byte, cfg heldConfig, calls int, pr
 		time.Sleep(500 * time.Millisecond)
 	}
 	var engineFirst, engineOverhead []float64
+	directions := map[any]int{}
 	for _, c := range records {
+		directions[c["direction"]]++
 		if c["status"] != "COMPLETED" {
 			res.ServerFailed++
 			if res.ServerFailed <= 5 {
@@ -277,6 +322,9 @@ func runHeld(b *testing.B, bin string, wav []byte, cfg heldConfig, calls int, pr
 			engineFirst = append(engineFirst, fa)
 			engineOverhead = append(engineOverhead, oh)
 		}
+	}
+	if directions["INBOUND"] != inbound || directions["OUTBOUND"] != outbound {
+		b.Errorf("records by direction %v, want %d INBOUND and %d OUTBOUND", directions, inbound, outbound)
 	}
 	if res.ServerFailed > 0 {
 		b.Fatalf("%d of %d calls failed on the server's side", res.ServerFailed, calls)
@@ -295,4 +343,35 @@ func runHeld(b *testing.B, bin string, wav []byte, cfg heldConfig, calls int, pr
 	res.analyze(b, capt.path, rtpLo, rtpLo+width-1)
 	res.LoadAfter = loadAvg()
 	return res
+}
+
+// placeCalls asks the server for n outbound calls from the agent, rate a
+// second (POST /v1/calls), and returns the first refusal.
+func placeCalls(ctx context.Context, srv *server, agentID string, n, rate int) error {
+	tick := time.NewTicker(time.Second / time.Duration(rate))
+	defer tick.Stop()
+	for i := range n {
+		body, _ := json.Marshal(map[string]any{"agentId": agentID, "fromNumber": agentNumber, "toNumber": fmt.Sprintf("+1555020%04d", i)})
+		req, err := http.NewRequestWithContext(ctx, "POST", srv.api+"/v1/calls", bytes.NewReader(body))
+		if err != nil {
+			return err
+		}
+		req.Header.Set("x-api-key", srv.key)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := srv.client.Do(req)
+		if err != nil {
+			return err
+		}
+		msg, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode/100 != 2 {
+			return fmt.Errorf("POST /v1/calls = %d: %s", resp.StatusCode, msg)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
+	return nil
 }
