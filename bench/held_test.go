@@ -312,7 +312,9 @@ func runHeld(b *testing.B, bin string, wav []byte, cfg heldConfig, calls int, pr
 	for _, c := range records {
 		directions[c["direction"]]++
 		if c["status"] != "COMPLETED" {
-			res.ServerFailed++
+			if res.ServerFailed++; res.ServerFailed <= 3 {
+				b.Logf("call %v %v: %v %v: %v", c["id"], c["direction"], c["status"], c["hangupCause"], c["errorMessage"])
+			}
 		}
 		causes[fmt.Sprintf("%v %v %v", c["direction"], c["status"], c["hangupCause"])]++
 		m, _ := c["metrics"].(map[string]any)
