@@ -143,10 +143,12 @@ func runHeld(b *testing.B, bin string, wav []byte, cfg heldConfig, calls int, pr
 	srv, _, agentID := startAgentServer(b, bin, calls, rtpLo, trunk...)
 	pid := srv.pid()
 
-	// The calls' RTP: a sample of the server's port range, as a kernel filter.
+	// The calls' RTP: a sample of the server's port range, as a kernel
+	// filter. The server takes two ports per leg from the bottom of its
+	// range up, so the lowest 2×capture ports are about capture calls.
 	width := 4*calls + 200
 	if cfg.capture > 0 && cfg.capture < calls {
-		width = width * cfg.capture / calls
+		width = 2 * cfg.capture
 	}
 	pcap := ""
 	if cfg.keep {
