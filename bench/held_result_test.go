@@ -29,12 +29,17 @@ type heldResult struct {
 
 	// Over the steady window (every call up): whole-server CPU, the
 	// conversation engine on.
-	CPUPerCallS       float64 `json:"cpu_ms_per_call_second"`
-	IdleRSS           float64 `json:"idle_rss_bytes"`
-	RSSPerCallKiB     float64 `json:"rss_kib_per_call"`      // median over the window, less idle
-	PeakRSSPerCallKiB float64 `json:"peak_rss_kib_per_call"` // VmHWM, less idle
-	IdleGoroutines    float64 `json:"idle_goroutines"`
-	GoroutinesPerCall float64 `json:"goroutines_per_call"`
+	CPUPerCallS      float64 `json:"cpu_ms_per_call_second"`
+	ServerCPUSeconds float64 `json:"server_cpu_seconds"`
+	// The machine's CPU over the same window: what else ran (SIPp, the
+	// fakes, dumpcap, and anything sharing the machine).
+	MachineBusySeconds float64 `json:"machine_busy_seconds"`
+	MachineSeconds     float64 `json:"machine_seconds"`
+	IdleRSS            float64 `json:"idle_rss_bytes"`
+	RSSPerCallKiB      float64 `json:"rss_kib_per_call"`      // median over the window, less idle
+	PeakRSSPerCallKiB  float64 `json:"peak_rss_kib_per_call"` // VmHWM, less idle
+	IdleGoroutines     float64 `json:"idle_goroutines"`
+	GoroutinesPerCall  float64 `json:"goroutines_per_call"`
 
 	Relay         relayResult `json:"rtpengine"`
 	MediaCPURatio float64     `json:"media_cpu_ratio"` // CPUPerCallS / rtpengine's
@@ -184,6 +189,8 @@ func (r heldResult) log(tb testing.TB) {
 		r.Calls, r.Inbound, r.Outbound, r.PeakLive, r.PeakLegs, r.AllUpSeconds, r.CallerFailed, r.ServerFailed)
 	tb.Logf("server: %.2f ms CPU per call-second (whole server, engine on); RSS %.0f KiB per call (peak %.0f) over %.0f MiB idle; %.1f goroutines per call over %v idle",
 		r.CPUPerCallS, r.RSSPerCallKiB, r.PeakRSSPerCallKiB, r.IdleRSS/(1<<20), r.GoroutinesPerCall, r.IdleGoroutines)
+	tb.Logf("over the steady window the machine's CPUs were busy %.0f of %.0f s: the server %.0f s, everything else %.0f s",
+		r.MachineBusySeconds, r.MachineSeconds, r.ServerCPUSeconds, r.MachineBusySeconds-r.ServerCPUSeconds)
 	tb.Logf("rtpengine (userspace) relaying %d calls both ways for %.0f s: %.2f ms CPU per call-second, %d of %d packets relayed; Parley / rtpengine = %.1f×",
 		r.Relay.Calls, r.Relay.Seconds, r.Relay.CPUPerCallS, r.Relay.Received, r.Relay.Sent, r.MediaCPURatio)
 	tb.Logf("wire (%d calls captured, %d packets, %d dropped by the capture, dumpcap %.1f s CPU): agent frames %d, late %.3f%%, lost %.3f%%; caller (SIPp) frames %d, late %.3f%%, lost %.3f%%",
@@ -199,15 +206,16 @@ func (r heldResult) log(tb testing.TB) {
 // heldTable is the runs as the markdown table docs/benchmarks.md shows.
 func heldTable(rows []heldResult) string {
 	var b strings.Builder
-	b.WriteString("| calls | held | failed (SIPp / server) | CPU ms per call-s | rtpengine ms per call-s | ratio | RSS KiB per call (peak) | goroutines per call | late agent frames (SIPp's) | lost | turn share on the wire p50 / p99 (turns) | engine's first_audio share p50 / p99 | overhead_ms p50 / p99 |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| calls | held | failed (SIPp / server) | CPU ms per call-s | rtpengine ms per call-s | ratio | RSS KiB per call (peak) | goroutines per call | late agent frames (SIPp's) | lost | turn share on the wire p50 / p99 (turns) | engine's first_audio share p50 / p99 | overhead_ms p50 / p99 | machine busy (server) in the window |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	rows = slices.Clone(rows)
 	slices.SortFunc(rows, func(a, b heldResult) int { return a.Calls - b.Calls })
 	for _, r := range rows {
-		fmt.Fprintf(&b, "| %d | %.0f for %.0f s | %d / %d | %.2f | %.2f | %.1f× | %.0f (%.0f) | %.1f | %.3f %% (%.3f %%) | %.3f %% | %.1f / %.1f ms (%d) | %.1f / %.1f ms | %.1f / %.1f ms |\n",
+		fmt.Fprintf(&b, "| %d | %.0f for %.0f s | %d / %d | %.2f | %.2f | %.1f× | %.0f (%.0f) | %.1f | %.3f %% (%.3f %%) | %.3f %% | %.1f / %.1f ms (%d) | %.1f / %.1f ms | %.1f / %.1f ms | %.0f of %.0f CPU-s (%.0f) |\n",
 			r.Calls, r.PeakLive, r.AllUpSeconds, r.CallerFailed, r.ServerFailed, r.CPUPerCallS, r.Relay.CPUPerCallS, r.MediaCPURatio,
 			r.RSSPerCallKiB, r.PeakRSSPerCallKiB, r.GoroutinesPerCall, r.AgentLatePct, r.CallerLatePct, r.AgentLostPct,
-			r.WireShareP50, r.WireShareP99, r.WireTurns, r.EngineShareP50, r.EngineShareP99, r.EngineOverheadP50, r.EngineOverheadP99)
+			r.WireShareP50, r.WireShareP99, r.WireTurns, r.EngineShareP50, r.EngineShareP99, r.EngineOverheadP50, r.EngineOverheadP99,
+			r.MachineBusySeconds, r.MachineSeconds, r.ServerCPUSeconds)
 	}
 	return b.String()
 }

@@ -173,6 +173,7 @@ func runHeld(b *testing.B, bin string, wav []byte, cfg heldConfig, calls int, pr
 		legs, live, gor     float64
 		rss                 float64
 		cpu                 time.Duration
+		busy, all           float64 // the machine's CPU seconds, busy and in all
 		allUp               bool
 		scraped, canProfile bool
 	}
@@ -190,6 +191,7 @@ func runHeld(b *testing.B, bin string, wav []byte, cfg heldConfig, calls int, pr
 		for {
 			m, err := srv.scrape(ctx)
 			s := sample{at: time.Now(), cpu: procCPU(pid), rss: procRSS(pid), scraped: err == nil}
+			s.busy, s.all = machineCPU()
 			if err == nil {
 				s.legs, s.live, s.gor = m["parley_sip_legs"], m["parley_calls_live"], m["go_goroutines"]
 				s.allUp = s.legs >= float64(calls) && s.live >= float64(calls)
@@ -285,6 +287,8 @@ func runHeld(b *testing.B, bin string, wav []byte, cfg heldConfig, calls int, pr
 	}
 	res.AllUpSeconds = last.at.Sub(first.at).Seconds()
 	res.CPUPerCallS = (last.cpu - first.cpu).Seconds() * 1000 / (float64(calls) * res.AllUpSeconds)
+	res.ServerCPUSeconds = (last.cpu - first.cpu).Seconds()
+	res.MachineBusySeconds, res.MachineSeconds = last.busy-first.busy, last.all-first.all
 	res.RSSPerCallKiB = (percentile(rssUp, 50) - res.IdleRSS) / 1024 / float64(calls)
 	res.PeakRSSPerCallKiB = (procStatusKB(pid, "VmHWM:")*1024 - res.IdleRSS) / 1024 / float64(calls)
 	res.GoroutinesPerCall = (percentile(gorUp, 50) - res.IdleGoroutines) / float64(calls)
