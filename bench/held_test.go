@@ -96,7 +96,7 @@ func BenchmarkCallsHeld(b *testing.B) {
 	cfg := readHeldConfig(b)
 	bin := buildParley(b)
 	wav, loop, speech := speechWAV(b)
-	b.Logf("caller audio: %v loop, %v of it speech; calls %v, all up for %v, ramp %d calls/s, RTP of ~%d calls captured",
+	b.Logf("caller audio: %v loop, %v of it speech; calls %v, all up for %v, ramp %d calls/s, RTP of ~%d calls captured (0: all)",
 		loop.Round(time.Millisecond), speech.Round(time.Millisecond), cfg.sizes, cfg.hold, cfg.rate, cfg.capture)
 	largest := 0
 	for _, n := range cfg.sizes {
