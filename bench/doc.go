@@ -16,5 +16,15 @@
 // and live calls do not come back to zero; it reports CPU, memory,
 // goroutines, turns, interruptions and turn latency under load.
 //
+// BenchmarkCallsHeld (held_test.go; `make bench-calls`) measures calls held
+// from the wire: for each N it has SIPp call the agent (and Parley call
+// SIPp callees through POST /v1/calls), captures the RTP with dumpcap and
+// reads the pcap itself (pcap_test.go, wire_test.go) for late and lost
+// frames and each turn's platform share on the wire, takes the server's
+// CPU, RSS and goroutines per call from /proc and /metrics, profiles it
+// with perf, and has rtpengine relay the same streams as the CPU baseline
+// (rtpengine_test.go, over its bencoded ng protocol). It writes
+// results/calls-N.json and prints the markdown table.
+//
 // Results and the commands that produced them are in docs/benchmarks.md.
 package bench
