@@ -1,6 +1,8 @@
 // Package bench holds load harnesses that run the real parley binary from
 // the outside, the way a carrier and callers reach it, and are run only by
-// `make bench` (benchmarks, never part of `go test ./...` without -bench).
+// `make bench` and `make bench-calls` (benchmarks, never part of
+// `go test ./...` without -bench; the tests here check the harness's own
+// pcap, RTP and bencode readers).
 //
 // BenchmarkCallsWithAudio (calls_test.go) builds and starts `parley serve`
 // with SIP on 127.0.0.1, the conversation engine on, and its providers
