@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/parley-voice/parley/internal/pipeline/vad"
 )
 
 // heldResult is one N of BenchmarkCallsHeld, as written to calls-N.json.
@@ -58,6 +60,12 @@ type heldResult struct {
 	WireTurns         int     `json:"wire_turns"`
 	WireShareP50      float64 `json:"wire_share_p50_ms"` // last voiced caller packet → first voiced agent packet, less providerDelays
 	WireShareP99      float64 `json:"wire_share_p99_ms"`
+	// Where the engine's VAD (run here on the captured caller audio) puts
+	// the end of the same speech, less where the wire's energy threshold
+	// does: how far the two definitions of "the caller stopped" differ.
+	VADOffsetTurns    int     `json:"vad_offset_turns"`
+	VADOffsetP50      float64 `json:"vad_offset_p50_ms"`
+	VADOffsetP99      float64 `json:"vad_offset_p99_ms"`
 	EngineTurns       int     `json:"engine_turns"`
 	EngineShareP50    float64 `json:"engine_share_p50_ms"` // metrics.turn_latency first_audio_ms, less providerDelays
 	EngineShareP99    float64 `json:"engine_share_p99_ms"`
@@ -83,6 +91,7 @@ func (r *heldResult) analyze(tb testing.TB, path string, lo, hi int) {
 	}
 	agent, caller := map[key][]rtpPacket{}, map[key][]rtpPacket{}
 	agentByCall, callerByCall := map[uint16][]rtpPacket{}, map[uint16][]rtpPacket{}
+	callerPCM := map[uint16][][]int16{} // each caller packet's decoded samples, as callerByCall
 	in := func(p uint16) bool { return int(p) >= lo && int(p) <= hi }
 	for _, p := range pkts {
 		rp, ssrc, ok := parseRTP(p)
@@ -96,6 +105,7 @@ func (r *heldResult) analyze(tb testing.TB, path string, lo, hi int) {
 		case in(p.dst) && !in(p.src):
 			caller[key{p.dst, ssrc}] = append(caller[key{p.dst, ssrc}], rp)
 			callerByCall[p.dst] = append(callerByCall[p.dst], rp)
+			callerPCM[p.dst] = append(callerPCM[p.dst], decodeG711(p))
 		}
 	}
 	sum := func(streams map[key][]rtpPacket) (frames int, latePct, lostPct float64) {
@@ -114,19 +124,31 @@ func (r *heldResult) analyze(tb testing.TB, path string, lo, hi int) {
 	}
 	r.AgentFrames, r.AgentLatePct, r.AgentLostPct = sum(agent)
 	r.CallerFrames, r.CallerLatePct, r.CallerLostPct = sum(caller)
-	var shares []float64
+	var shares, vadOffsets []float64
+	vadEnds := vadSpeechEnds(callerByCall, callerPCM)
 	for port, a := range agentByCall {
 		c := callerByCall[port]
 		if len(c) == 0 {
 			continue
 		}
 		r.CapturedCalls++
-		for _, gap := range turnsOnWire(c, a) {
-			shares = append(shares, float64((gap-providerDelays).Microseconds())/1000)
+		ends := vadEnds[port]
+		for _, t := range turnsOnWire(c, a) {
+			shares = append(shares, float64((t.agentStart-t.callerEnd-providerDelays).Microseconds())/1000)
+			// The engine's VAD's own end of that speech, if it found one near.
+			i, _ := slices.BinarySearch(ends, t.callerEnd-time.Second)
+			for ; i < len(ends) && ends[i] <= t.callerEnd+time.Second; i++ {
+				if i+1 == len(ends) || ends[i+1] > t.callerEnd+time.Second || absDur(ends[i+1]-t.callerEnd) > absDur(ends[i]-t.callerEnd) {
+					vadOffsets = append(vadOffsets, float64((ends[i]-t.callerEnd).Microseconds())/1000)
+					break
+				}
+			}
 		}
 	}
 	r.WireTurns = len(shares)
 	r.WireShareP50, r.WireShareP99 = percentile(shares, 50), percentile(shares, 99)
+	r.VADOffsetP50, r.VADOffsetP99 = percentile(vadOffsets, 50), percentile(vadOffsets, 99)
+	r.VADOffsetTurns = len(vadOffsets)
 	if r.WireTurns < 200 {
 		tb.Logf("only %d turns on the wire (want ≥ 200 for a p99): capture more calls or hold longer", r.WireTurns)
 	}
@@ -195,6 +217,8 @@ func (r heldResult) log(tb testing.TB) {
 		r.Relay.Calls, r.Relay.Seconds, r.Relay.CPUPerCallS, r.Relay.Received, r.Relay.Sent, r.MediaCPURatio)
 	tb.Logf("wire (%d calls captured, %d packets, %d dropped by the capture, dumpcap %.1f s CPU): agent frames %d, late %.3f%%, lost %.3f%%; caller (SIPp) frames %d, late %.3f%%, lost %.3f%%",
 		r.CapturedCalls, r.CaptureReceived, r.CaptureDropped, r.DumpcapCPUSeconds, r.AgentFrames, r.AgentLatePct, r.AgentLostPct, r.CallerFrames, r.CallerLatePct, r.CallerLostPct)
+	tb.Logf("the engine's VAD on the captured caller audio ends speech %.1f ms (p50), %.1f ms (p99) after the wire's last voiced packet, over %d turns",
+		r.VADOffsetP50, r.VADOffsetP99, r.VADOffsetTurns)
 	tb.Logf("turn share (less %v of endpointing and provider delays): wire p50 %.1f ms, p99 %.1f ms over %d turns; engine first_audio p50 %.1f ms, p99 %.1f ms over %d turns; engine overhead_ms p50 %.1f, p99 %.1f",
 		providerDelays, r.WireShareP50, r.WireShareP99, r.WireTurns, r.EngineShareP50, r.EngineShareP99, r.EngineTurns, r.EngineOverheadP50, r.EngineOverheadP99)
 	if len(r.Profile) > 0 {
@@ -218,4 +242,32 @@ func heldTable(rows []heldResult) string {
 			r.MachineBusySeconds, r.MachineSeconds, r.ServerCPUSeconds)
 	}
 	return b.String()
+}
+
+func absDur(d time.Duration) time.Duration {
+	if d < 0 {
+		return -d
+	}
+	return d
+}
+
+// vadSpeechEnds runs the engine's VAD (defaults, 8 kHz) over each call's
+// caller audio and returns, per call in time order, the capture time just
+// after the last speech frame of each utterance it ended.
+func vadSpeechEnds(pkts map[uint16][]rtpPacket, pcm map[uint16][][]int16) map[uint16][]time.Duration {
+	out := map[uint16][]time.Duration{}
+	for port, ps := range pkts {
+		d := vad.New(vad.Config{Rate: 8000})
+		var last time.Duration
+		for i, p := range ps {
+			f := d.Process(pcm[port][i])
+			if f.Speech {
+				last = p.at + frameDur
+			}
+			if f.End {
+				out[port] = append(out[port], last)
+			}
+		}
+	}
+	return out
 }

@@ -146,14 +146,17 @@ func measureStream(pkts []rtpPacket) streamStats {
 	return st
 }
 
+// wireTurn is one answer on the wire: the caller's last voiced packet and
+// the agent's first voiced packet after it.
+type wireTurn struct{ callerEnd, agentStart time.Duration }
+
 // turnsOnWire finds the agent's answers in one call's two streams (each in
-// capture order) and returns, per answer, the time from the caller's last
-// voiced packet to the agent's first voiced packet. An answer counts when
+// capture order). An answer counts when
 // the caller's speech (spurtFrames voiced packets in a row or more) has
 // ended, the agent was silent at that moment, and the agent's first voiced
 // packet after it comes before the caller speaks again: a turn the agent
 // took, not one it was talked over in or was already speaking through.
-func turnsOnWire(caller, agent []rtpPacket) []time.Duration {
+func turnsOnWire(caller, agent []rtpPacket) []wireTurn {
 	type spurt struct{ start, end time.Duration }
 	var spurts []spurt
 	run := 0
@@ -170,7 +173,7 @@ func turnsOnWire(caller, agent []rtpPacket) []time.Duration {
 			spurts[len(spurts)-1].end = p.at
 		}
 	}
-	var gaps []time.Duration
+	var turns []wireTurn
 	j := 0 // agent packets before it are at or before the current spurt's end
 	for k, s := range spurts {
 		for j < len(agent) && agent[j].at <= s.end {
@@ -189,7 +192,29 @@ func turnsOnWire(caller, agent []rtpPacket) []time.Duration {
 		if k+1 < len(spurts) && spurts[k+1].start <= agent[a].at {
 			continue // the caller spoke again first: a pause, not a turn
 		}
-		gaps = append(gaps, agent[a].at-s.end)
+		turns = append(turns, wireTurn{s.end, agent[a].at})
 	}
-	return gaps
+	return turns
+}
+
+// decodeG711 is an RTP packet's G.711 payload as linear samples (nil for
+// anything parseRTP does not take).
+func decodeG711(p udpPacket) []int16 {
+	b := p.payload
+	if _, _, ok := parseRTP(p); !ok {
+		return nil
+	}
+	hdr := 12 + 4*int(b[0]&0x0f)
+	if b[0]&0x10 != 0 && len(b) >= hdr+4 {
+		hdr += 4 + 4*int(binary.BigEndian.Uint16(b[hdr+2:]))
+	}
+	out := make([]int16, 0, len(b)-hdr)
+	for _, c := range b[hdr:] {
+		if b[1]&0x7f == 8 {
+			out = append(out, int16(alawSample(c)))
+		} else {
+			out = append(out, int16(ulawSample(c)))
+		}
+	}
+	return out
 }

@@ -147,7 +147,7 @@ func TestTurnsOnWire(t *testing.T) {
 		agent = append(agent, rtpPacket{at: at(ms + 1), voiced: a})
 	}
 	got := turnsOnWire(caller, agent)
-	want := []time.Duration{at(2681 - 1980), at(5861 - 4980)}
+	want := []wireTurn{{at(1980), at(2681)}, {at(4980), at(5861)}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("turnsOnWire = %v, want %v", got, want)
 	}
