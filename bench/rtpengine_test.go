@@ -40,7 +40,9 @@ func relayThroughRtpengine(tb testing.TB, calls int, hold time.Duration, wav []b
 	ngPort := ng.LocalAddr().(*net.UDPAddr).Port
 	ng.Close() // rtpengine takes it
 	const portMin = 30000
-	cmd := exec.Command("rtpengine", "--interface=127.0.0.1", fmt.Sprintf("--listen-ng=127.0.0.1:%d", ngPort),
+	// --config-file=none: not the system's /etc/rtpengine/rtpengine.conf,
+	// which listens on more ports (HTTP, CLI) and on every interface.
+	cmd := exec.Command("rtpengine", "--config-file=none", "--interface=127.0.0.1", fmt.Sprintf("--listen-ng=127.0.0.1:%d", ngPort),
 		"--foreground", "--table=-1", "--log-stderr", "--log-level=4", "--delete-delay=0",
 		fmt.Sprintf("--port-min=%d", portMin), fmt.Sprintf("--port-max=%d", portMin+4*calls+400))
 	var stderr bytes.Buffer
