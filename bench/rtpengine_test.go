@@ -39,7 +39,7 @@ func relayThroughRtpengine(tb testing.TB, calls int, hold time.Duration, wav []b
 	ng := listenUDP(tb)
 	ngPort := ng.LocalAddr().(*net.UDPAddr).Port
 	ng.Close() // rtpengine takes it
-	const portMin = 30000
+	const portMin = 26000 // above the server's RTP ports (held_test.go), below the ephemeral ones
 	// --config-file=none: not the system's /etc/rtpengine/rtpengine.conf,
 	// which listens on more ports (HTTP, CLI) and on every interface.
 	cmd := exec.Command("rtpengine", "--config-file=none", "--interface=127.0.0.1", fmt.Sprintf("--listen-ng=127.0.0.1:%d", ngPort),
