@@ -38,7 +38,7 @@ func relayThroughRtpengine(tb testing.TB, calls int, hold time.Duration, wav []b
 	requireTool(tb, "rtpengine", "rtpengine-daemon")
 	ng := listenUDP(tb)
 	ngPort := ng.LocalAddr().(*net.UDPAddr).Port
-	ng.Close() // rtpengine takes it
+	ng.Close()            // rtpengine takes it
 	const portMin = 26000 // above the server's RTP ports (held_test.go), below the ephemeral ones
 	// --config-file=none: not the system's /etc/rtpengine/rtpengine.conf,
 	// which listens on more ports (HTTP, CLI) and on every interface.
