@@ -171,17 +171,17 @@ func runHeld(b *testing.B, bin string, wav []byte, cfg heldConfig, calls int, pr
 
 	// Poll the server while the calls run.
 	type sample struct {
-		at                  time.Time
-		legs, live, gor     float64
-		rss                 float64
-		cpu                 time.Duration
-		busy, all           float64 // the machine's CPU seconds, busy and in all
-		allUp               bool
-		scraped, canProfile bool
+		at              time.Time
+		legs, live, gor float64
+		rss             float64
+		cpu             time.Duration
+		busy, all       float64 // the machine's CPU seconds, busy and in all
+		allUp           bool
 	}
 	var (
-		mu      sync.Mutex
-		samples []sample
+		mu        sync.Mutex
+		samples   []sample
+		profiling bool // a profile was started, and will be sent on profiled
 	)
 	profiled := make(chan []string, 1)
 	polled := make(chan struct{})
@@ -189,10 +189,9 @@ func runHeld(b *testing.B, bin string, wav []byte, cfg heldConfig, calls int, pr
 		defer close(polled)
 		tick := time.NewTicker(500 * time.Millisecond)
 		defer tick.Stop()
-		started := false
 		for {
 			m, err := srv.scrape(ctx)
-			s := sample{at: time.Now(), cpu: procCPU(pid), rss: procRSS(pid), scraped: err == nil}
+			s := sample{at: time.Now(), cpu: procCPU(pid), rss: procRSS(pid)}
 			s.busy, s.all = machineCPU()
 			if err == nil {
 				s.legs, s.live, s.gor = m["parley_sip_legs"], m["parley_calls_live"], m["go_goroutines"]
@@ -200,11 +199,11 @@ func runHeld(b *testing.B, bin string, wav []byte, cfg heldConfig, calls int, pr
 			}
 			mu.Lock()
 			samples = append(samples, s)
-			mu.Unlock()
-			if profile && s.allUp && !started {
-				started = true
+			if profile && s.allUp && !profiling {
+				profiling = true
 				go func() { profiled <- profileServer(pid, min(cfg.hold/2, 15*time.Second)) }()
 			}
+			mu.Unlock()
 			select {
 			case <-ctx.Done():
 				return
@@ -264,7 +263,7 @@ func runHeld(b *testing.B, bin string, wav []byte, cfg heldConfig, calls int, pr
 	res.CaptureReceived, res.CaptureDropped, res.DumpcapCPUSeconds = received, dropped, dumpcapCPU.Seconds()
 	cancel()
 	<-polled
-	if profile {
+	if profiling {
 		res.Profile = <-profiled
 	}
 
