@@ -235,8 +235,8 @@ func heldTable(rows []heldResult) string {
 	rows = slices.Clone(rows)
 	slices.SortFunc(rows, func(a, b heldResult) int { return a.Calls - b.Calls })
 	for _, r := range rows {
-		fmt.Fprintf(&b, "| %d | %.0f for %.0f s | %d / %d | %.2f | %.2f | %.1f× | %.0f (%.0f) | %.1f | %.3f %% (%.3f %%) | %.3f %% | %.1f / %.1f ms (%d) | %.1f / %.1f ms | %.1f / %.1f ms | %.0f of %.0f CPU-s (%.0f) |\n",
-			r.Calls, r.PeakLive, r.AllUpSeconds, r.CallerFailed, r.ServerFailed, r.CPUPerCallS, r.Relay.CPUPerCallS, r.MediaCPURatio,
+		fmt.Fprintf(&b, "| %d (%d in, %d out) | %.0f for %.0f s | %d / %d | %.2f | %.2f | %.1f× | %.0f (%.0f) | %.1f | %.3f %% (%.3f %%) | %.3f %% | %.1f / %.1f ms (%d) | %.1f / %.1f ms | %.1f / %.1f ms | %.0f of %.0f CPU-s (%.0f) |\n",
+			r.Calls, r.Inbound, r.Outbound, r.PeakLive, r.AllUpSeconds, r.CallerFailed, r.ServerFailed, r.CPUPerCallS, r.Relay.CPUPerCallS, r.MediaCPURatio,
 			r.RSSPerCallKiB, r.PeakRSSPerCallKiB, r.GoroutinesPerCall, r.AgentLatePct, r.CallerLatePct, r.AgentLostPct,
 			r.WireShareP50, r.WireShareP99, r.WireTurns, r.EngineShareP50, r.EngineShareP99, r.EngineOverheadP50, r.EngineOverheadP99,
 			r.MachineBusySeconds, r.MachineSeconds, r.ServerCPUSeconds)
