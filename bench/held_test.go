@@ -159,7 +159,12 @@ func runHeld(b *testing.B, bin string, wav []byte, cfg heldConfig, calls int, pr
 		}
 		pcap = filepath.Join(cfg.out, fmt.Sprintf("calls-%d.pcap", calls))
 	}
-	capt := startCapture(b, fmt.Sprintf("udp and portrange %d-%d", rtpLo, rtpLo+width-1), pcap)
+	filter := fmt.Sprintf("udp and portrange %d-%d", rtpLo, rtpLo+width-1)
+	if uas != nil { // and the callees' SIP, to see how an outbound call went
+		_, port, _ := strings.Cut(uas.Addr(), ":")
+		filter = fmt.Sprintf("udp and (portrange %d-%d or port %s)", rtpLo, rtpLo+width-1, port)
+	}
+	capt := startCapture(b, filter, pcap)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
