@@ -116,7 +116,7 @@ func TestLateClockOnTheWire(t *testing.T) {
 	probe := startRTPProbe(t)
 	caller := newTestUA(t, nil)
 	clk := &lateClock{}
-	caller.clock = clk
+	caller.setClock(clk)
 	host, port := splitHostPort(probe.addr)
 	out, err := caller.Dial(context.Background(), Target{Host: host, Port: port, User: "probe", FromUser: "+15550001111", RingTimeout: 5 * time.Second}, nil)
 	if err != nil {
