@@ -136,6 +136,24 @@ func TestStereoWAVUpdatesHeaderEverySecond(t *testing.T) {
 	}
 }
 
+// Frames are written in blocks of a second, not one write each: before a
+// second is held nothing but the header is on disk.
+func TestStereoWAVWritesInBlocks(t *testing.T) {
+	f := &memFile{}
+	w, _ := NewStereoWAV(f, 8000)
+	frame := make([]int16, 160)
+	for range 49 {
+		must(t, w.Write(frame, frame))
+	}
+	if n := len(f.bytes()); n != wavHeaderSize {
+		t.Errorf("%d bytes on disk after 0.98 s of frames, want only the %d-byte header", n, wavHeaderSize)
+	}
+	must(t, w.Write(frame, frame))
+	if n := len(f.bytes()); n != wavHeaderSize+8000*4 {
+		t.Errorf("%d bytes on disk after a second, want the header and the second", n)
+	}
+}
+
 func TestStereoWAVAtOffset(t *testing.T) {
 	f := &memFile{}
 	f.Write([]byte("prefix"))
