@@ -149,6 +149,10 @@ func (l *Leg) pace(now time.Time) bool {
 			return false // padded on the next walk
 		}
 	}
+	if l.report != nil && l.n >= l.nextReport {
+		l.report(now)
+		l.nextReport = l.n + reportEvery
+	}
 	l.keepReaderInTime(due)
 	l.trimBacklog()
 	if l.timedOut(now) {

@@ -72,6 +72,10 @@ type Leg struct {
 	t0    time.Time // when frame 0 was due
 	n     int64     // frames done
 	heard []int16   // the caller's frame being recorded
+	// report sends an RTCP sender report (nil: none, a leg without a
+	// dialog in tests).
+	report     func(now time.Time)
+	nextReport int64 // the frame after which the next report is due
 
 	// The RTP reader's own.
 	lastSeq uint16
@@ -151,6 +155,7 @@ func closedChan() chan struct{} { c := make(chan struct{}); close(c); return c }
 // watch (no goroutine until it fires) on the dialog's end.
 func (l *Leg) start() {
 	l.ua.register(l)
+	l.takeOverRTCP()
 	l.loops.Add(2) // the reader, and the pacer until it lets the leg go
 	l.mu.Lock()
 	l.stopWatch = context.AfterFunc(l.dialog.Context(), func() {
