@@ -17,11 +17,12 @@ var errWAVClosed = errors.New("audio: StereoWAV is closed")
 // stream: left is the caller, right is the agent.
 //
 // Samples are held in memory and written in blocks, with the header's
-// sizes rewritten after each block: on every Flush, once per second of
+// sizes rewritten after each block: on every Flush, every half second of
 // audio written, and on Close. A file cut short by a crash is a valid WAV
-// holding everything up to the last block; at most the last second is
-// lost. One write and a header update a second, instead of a write per
-// 20 ms frame, is what a thousand recordings at once can afford.
+// holding everything up to the last block; at most the last half second
+// is lost. A write and a header update per half second, instead of a write
+// per 20 ms frame, is what a thousand recordings at once can afford, and
+// a block of 16 KiB at 8 kHz is what they can hold.
 //
 // A StereoWAV is not safe for concurrent use.
 type StereoWAV struct {
@@ -89,7 +90,7 @@ func (s *StereoWAV) Write(left, right []int16) error {
 		return errors.New("audio: StereoWAV: recording exceeds the 4 GB WAV limit")
 	}
 	if s.pending == nil {
-		s.pending = make([]byte, 0, s.rate*4) // a second: one block
+		s.pending = make([]byte, 0, s.block()*4)
 	}
 	for i := range n {
 		var l, r int16
@@ -103,11 +104,15 @@ func (s *StereoWAV) Write(left, right []int16) error {
 		s.pending = binary.LittleEndian.AppendUint16(s.pending, uint16(r))
 	}
 	s.frames += int64(n)
-	if s.frames-s.synced >= int64(s.rate) {
+	if s.frames-s.synced >= s.block() {
 		return s.Flush()
 	}
 	return nil
 }
+
+// block is how many frames are held before they are written: half a
+// second.
+func (s *StereoWAV) block() int64 { return int64(max(s.rate/2, 1)) }
 
 // Flush writes the audio held and rewrites the header's sizes to cover
 // everything written so far.

@@ -94,14 +94,24 @@ func settledGoroutines() int {
 // answered one also the handler that answered it (the application's).
 func TestGoroutinesPerLeg(t *testing.T) {
 	const pairs = 25
+	before := liveMemory()
 	c := startLoopbackCalls(t, pairs)
 	live := settledGoroutines()
+	t.Logf("%d legs: %.0f KiB of heap and stacks each", len(c.legs), float64(liveMemory()-before)/float64(len(c.legs))/1024)
 	// Each leg's Audio reader is the engine's, not the leg's.
 	perLeg := float64(live-c.base-len(c.legs)) / float64(len(c.legs))
 	t.Logf("%d legs: %d goroutines with no call, %d with the legs up: %.2f per leg", len(c.legs), c.base, live, perLeg)
 	if perLeg > maxGoroutinesPerLeg {
 		t.Errorf("%.2f goroutines per live leg, want at most %d", perLeg, maxGoroutinesPerLeg)
 	}
+}
+
+// liveMemory is the heap and goroutine stacks in use after a collection.
+func liveMemory() int64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapInuse + m.StackInuse)
 }
 
 // maxGoroutinesPerLeg is the budget TestGoroutinesPerLeg holds a leg to.
