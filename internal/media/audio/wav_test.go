@@ -123,7 +123,7 @@ func TestStereoWAVCrashAfterFlush(t *testing.T) {
 
 // Without any Flush, the header is still rewritten every half second of
 // audio.
-func TestStereoWAVUpdatesHeaderEverySecond(t *testing.T) {
+func TestStereoWAVUpdatesHeaderEveryHalfSecond(t *testing.T) {
 	f := &memFile{}
 	w, _ := NewStereoWAV(f, 8000)
 	frame := make([]int16, 160)
