@@ -254,3 +254,34 @@ func TestBridgedAudioDoesNotPileUp(t *testing.T) {
 func (u *UA) setClock(clk mediaClock) {
 	u.clock, u.pacers = clk, newPacers(clk)
 }
+
+// Bridged audio comes as the peer's packets arrive, not on our clock: it
+// starts playing once jitterDepth of it is queued, and after running dry
+// waits for that much again, so packets a little late play in order
+// instead of as gaps.
+func TestBridgedAudioWaitsForJitterDepth(t *testing.T) {
+	l := clockLeg(wallClock{}, nil)
+	f := make([]int16, frame)
+	take := func() []int16 {
+		t.Helper()
+		if _, isDigit := l.takeOurs(f); isDigit {
+			t.Fatal("a digit where audio was queued")
+		}
+		return nonZero(f)
+	}
+	l.enqueue(outItem{pcm: pattern(0, frame, 1), live: true})
+	if got := take(); len(got) != 0 {
+		t.Fatalf("one bridged frame played at once (%d samples): no room for jitter", len(got))
+	}
+	l.enqueue(outItem{pcm: pattern(frame, frame, 1), live: true})
+	for i := range 2 {
+		if got := take(); !slices.Equal(got, pattern(i*frame, frame, 1)) {
+			t.Fatalf("bridged frame %d: %d samples, not in order", i, len(got))
+		}
+	}
+	// Dry: the next frame waits for a second one again.
+	l.enqueue(outItem{pcm: pattern(2*frame, frame, 1), live: true})
+	if got := take(); len(got) != 0 {
+		t.Fatalf("after running dry a lone bridged frame played at once")
+	}
+}
