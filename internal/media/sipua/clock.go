@@ -157,7 +157,13 @@ func (l *Leg) pace(now time.Time) bool {
 	l.trimBacklog()
 	if l.timedOut(now) {
 		l.finish(media.End{Reason: "media timeout: no RTP from the far end"})
-		go func() { _ = l.hangup(context.Background()) }() // BYE waits for an answer: not on the pacer
+		// BYE waits for an answer: not on the pacer. The leg's end waits
+		// for it (the pacer's own count keeps loops above zero here).
+		l.loops.Add(1)
+		go func() {
+			defer l.loops.Done()
+			_ = l.hangup(context.Background())
+		}()
 	}
 	return false
 }

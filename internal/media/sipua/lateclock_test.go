@@ -5,6 +5,7 @@ import (
 	"net"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -241,5 +242,36 @@ func TestSenderReports(t *testing.T) {
 	// The report came while the RTP went on: it counts some of it, not more.
 	if sr.PacketCount == 0 || int(sr.PacketCount) > len(got) || sr.OctetCount != sr.PacketCount*frame {
 		t.Errorf("sender report of %d packets, %d octets; the far end got %d packets", sr.PacketCount, sr.OctetCount, len(got))
+	}
+}
+
+// A leg that hears no RTP for MediaTimeout ends itself and sends BYE.
+func TestMediaTimeoutHangsUp(t *testing.T) {
+	probe := startRTPProbe(t) // answers and never sends RTP
+	caller, err := New(Config{ListenAddr: "127.0.0.1:0", Logger: discard(), MediaTimeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := caller.Start(context.Background(), func(ctx context.Context, in *Incoming) {}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { caller.Close() })
+	host, port := splitHostPort(probe.addr)
+	out, err := caller.Dial(context.Background(), Target{Host: host, Port: port, User: "probe", FromUser: "+15550001111", RingTimeout: 5 * time.Second}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-out.Done():
+	case <-time.After(30 * time.Second):
+		t.Fatal("the leg did not end without RTP")
+	}
+	if e := out.End(); e.Remote || !strings.HasPrefix(e.Reason, "media timeout") {
+		t.Errorf("leg ended %+v, want a local media timeout", e)
+	}
+	select {
+	case <-probe.packets: // the far end saw our BYE
+	case <-time.After(10 * time.Second):
+		t.Fatal("the far end did not see the call end")
 	}
 }
