@@ -80,6 +80,7 @@ type Leg struct {
 	// The RTP reader's own.
 	lastSeq uint16
 	haveSeq bool
+	ready   [][]int16 // frames of a packet, on their way to the reader
 
 	in     chan inFrame
 	digits chan rune
@@ -216,7 +217,8 @@ func (l *Leg) read() {
 }
 
 // receive hands decoded caller audio, which arrived at at, on in whole
-// frames, and keeps it for the recording while there is one.
+// frames, and keeps it for the recording while there is one. Only the RTP
+// reader calls it.
 func (l *Leg) receive(pcm []int16, at time.Time) {
 	l.mu.Lock()
 	l.lastRTP = at
@@ -226,26 +228,27 @@ func (l *Leg) receive(pcm []int16, at time.Time) {
 			l.backlog = append(l.backlog[:0], l.backlog[over:]...)
 		}
 	}
-	l.mu.Unlock()
+	ready := l.ready[:0]
 	for len(pcm) > 0 {
-		l.mu.Lock()
 		if l.part == nil {
 			l.part = make([]int16, 0, frame)
 		}
 		c := min(frame-len(l.part), len(pcm))
 		l.part = append(l.part, pcm[:c]...)
 		pcm = pcm[c:]
-		var f []int16
 		if len(l.part) == frame {
-			f, l.part = l.part, nil
+			ready = append(ready, l.part)
+			l.part = nil
 			l.delivered++
 		}
-		peer := l.peer
-		l.mu.Unlock()
-		if f != nil {
-			l.deliver(inFrame{f, at}, peer)
-		}
 	}
+	peer := l.peer
+	l.mu.Unlock()
+	for _, f := range ready {
+		l.deliver(inFrame{f, at}, peer)
+	}
+	clear(ready)
+	l.ready = ready
 }
 
 // keepReaderInTime gives the Audio reader silence for the frames the
