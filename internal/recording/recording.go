@@ -77,7 +77,10 @@ func (s *Store) Find(callID string) (*os.File, error) {
 	return os.Open(m[0])
 }
 
-// Writer records one call. Write is called from the call's media clock.
+// Writer records one call. Write is called from the call's media clock;
+// audio reaches the file in blocks of half a second (audio.StereoWAV), so
+// a crash loses at most the last half second of a recording, and the file
+// read meanwhile is a valid WAV of everything before it.
 type Writer struct {
 	mu   sync.Mutex
 	f    *os.File

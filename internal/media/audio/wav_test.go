@@ -121,18 +121,37 @@ func TestStereoWAVCrashAfterFlush(t *testing.T) {
 	}
 }
 
-// Without any Flush, the header is still rewritten every second of audio.
-func TestStereoWAVUpdatesHeaderEverySecond(t *testing.T) {
+// Without any Flush, the header is still rewritten every half second of
+// audio.
+func TestStereoWAVUpdatesHeaderEveryHalfSecond(t *testing.T) {
 	f := &memFile{}
 	w, _ := NewStereoWAV(f, 8000)
 	frame := make([]int16, 160)
-	for range 60 { // 1.2 s
+	for range 35 { // 0.7 s
 		must(t, w.Write(frame, frame))
 	}
 	got, err := ReadWAV(bytes.NewReader(f.bytes()))
 	must(t, err)
-	if d := got.Duration(); d != time.Second {
-		t.Errorf("unflushed file reads as %v, want the 1 s written before the automatic update", d)
+	if d := got.Duration(); d != 500*time.Millisecond {
+		t.Errorf("unflushed file reads as %v, want the 0.5 s written before the automatic update", d)
+	}
+}
+
+// Frames are written in blocks of half a second, not one write each:
+// before half a second is held nothing but the header is on disk.
+func TestStereoWAVWritesInBlocks(t *testing.T) {
+	f := &memFile{}
+	w, _ := NewStereoWAV(f, 8000)
+	frame := make([]int16, 160)
+	for range 24 {
+		must(t, w.Write(frame, frame))
+	}
+	if n := len(f.bytes()); n != wavHeaderSize {
+		t.Errorf("%d bytes on disk after 0.48 s of frames, want only the %d-byte header", n, wavHeaderSize)
+	}
+	must(t, w.Write(frame, frame))
+	if n := len(f.bytes()); n != wavHeaderSize+4000*4 {
+		t.Errorf("%d bytes on disk after half a second, want the header and the half second", n)
 	}
 }
 

@@ -18,17 +18,20 @@ type legAudio struct {
 	mu   sync.Mutex // resamplers keep state between frames
 	up   *audio.Resampler
 	down *audio.Resampler
+
+	arrived time.Time // the reader's own (see media.Arrivals)
 }
 
 func (a *legAudio) Read(ctx context.Context) ([]int16, error) {
 	select {
 	case f := <-a.l.in:
+		a.arrived = f.at
 		if a.rate == Rate {
-			return f, nil
+			return f.pcm, nil
 		}
 		a.mu.Lock()
 		defer a.mu.Unlock()
-		return a.up.Process(make([]int16, 0, media.FrameSamples(a.rate)), f), nil
+		return a.up.Process(make([]int16, 0, media.FrameSamples(a.rate)), f.pcm), nil
 	case <-a.l.done:
 		return nil, media.ErrEnded
 	case <-a.l.stop:
@@ -72,9 +75,16 @@ func (a *legAudio) Flush() time.Duration {
 		n += len(it.pcm)
 	}
 	l.out = kept
-	l.outLive = 0
+	l.outLive, l.livePlaying = 0, false
 	l.signalDrained()
 	return time.Duration(n) * time.Second / Rate
 }
 
 func (a *legAudio) Drain(ctx context.Context) error { return a.l.drain(ctx) }
+
+// Arrived is when the packet carrying the newest audio of the frame Read
+// last returned came off the socket: audio reaches the reader as soon as
+// it is decoded, so the engine's turn timing starts on the wire.
+func (a *legAudio) Arrived() time.Time { return a.arrived }
+
+var _ media.Arrivals = (*legAudio)(nil)

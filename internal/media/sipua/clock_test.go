@@ -52,7 +52,7 @@ func clockLeg(clk mediaClock, w dmedia.RTPWriter) *Leg {
 	codec := dmedia.CodecAudioUlaw
 	return &Leg{
 		codec: codec, clk: clk, tx: newRTPOut(dmedia.NewRTPPacketWriter(w, codec), codec),
-		ours: make([]int16, frame), in: make(chan []int16, inFrames), digits: make(chan rune, 1),
+		ours: make([]int16, frame), heard: make([]int16, frame), in: make(chan inFrame, inFrames), digits: make(chan rune, 1),
 		done: make(chan struct{}), drained: closedChan(), stop: make(chan struct{}),
 	}
 }
@@ -118,7 +118,7 @@ func TestClockKeepsWallTimeWhenWokenLate(t *testing.T) {
 		elapsed := clk.now.Sub(start)
 		// The caller's RTP has come in up to now.
 		for ; fed < int(min(elapsed, callerStop)/media.FrameDuration)+1; fed++ {
-			l.receive(pattern(fed*frame, frame, 1))
+			l.receive(pattern(fed*frame, frame, 1), clk.now)
 		}
 		if spoke == 0 && elapsed >= time.Second {
 			l.enqueue(outItem{pcm: speech[0]})
@@ -126,13 +126,14 @@ func TestClockKeepsWallTimeWhenWokenLate(t *testing.T) {
 			l.enqueue(outItem{pcm: speech[1]})
 			spoke++
 		}
-		if elapsed >= callLength {
+		if elapsed >= callLength && !l.stopping() {
 			l.hangUpAt(clk.now)
 		}
 	}
-	l.t0 = clk.now
+	p := newPacer(clk)
 	l.loops.Add(1)
-	l.clock()
+	p.add(l)
+	p.run() // until the leg is over
 
 	// The recording: every frame of the call, nothing more.
 	call := l.End().At.Sub(l.t0)
@@ -246,5 +247,41 @@ func TestBridgedAudioDoesNotPileUp(t *testing.T) {
 	}
 	if want := pattern(30*frame-maxCallerBacklog, maxCallerBacklog, 1); !slices.Equal(got, want) {
 		t.Errorf("the bridged audio kept is not the newest")
+	}
+}
+
+// setClock puts a UA's legs on clk.
+func (u *UA) setClock(clk mediaClock) {
+	u.clock, u.pacers = clk, newPacers(clk)
+}
+
+// Bridged audio comes as the peer's packets arrive, not on our clock: it
+// starts playing once jitterDepth of it is queued, and after running dry
+// waits for that much again, so packets a little late play in order
+// instead of as gaps.
+func TestBridgedAudioWaitsForJitterDepth(t *testing.T) {
+	l := clockLeg(wallClock{}, nil)
+	f := make([]int16, frame)
+	take := func() []int16 {
+		t.Helper()
+		if _, isDigit := l.takeOurs(f); isDigit {
+			t.Fatal("a digit where audio was queued")
+		}
+		return nonZero(f)
+	}
+	l.enqueue(outItem{pcm: pattern(0, frame, 1), live: true})
+	if got := take(); len(got) != 0 {
+		t.Fatalf("one bridged frame played at once (%d samples): no room for jitter", len(got))
+	}
+	l.enqueue(outItem{pcm: pattern(frame, frame, 1), live: true})
+	for i := range 2 {
+		if got := take(); !slices.Equal(got, pattern(i*frame, frame, 1)) {
+			t.Fatalf("bridged frame %d: %d samples, not in order", i, len(got))
+		}
+	}
+	// Dry: the next frame waits for a second one again.
+	l.enqueue(outItem{pcm: pattern(2*frame, frame, 1), live: true})
+	if got := take(); len(got) != 0 {
+		t.Fatalf("after running dry a lone bridged frame played at once")
 	}
 }

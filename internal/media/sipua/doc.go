@@ -1,10 +1,12 @@
 // Package sipua is Parley's SIP user agent: it places and answers calls over
 // SIP (UDP and TCP) with RTP media, on top of emiago/sipgo (messages,
 // transactions, dialogs) and emiago/diago (SDP offer/answer, RTP/RTCP,
-// G.711). It owns what those leave to the application: one media clock per
-// call leg, anchored to the wall, that paces audio out (catching up when it
-// wakes late), feeds audio in, records both sides in step and plays comfort
-// silence; keypad digits both ways (RFC 4733 events out, RFC 4733 and SIP
+// G.711). It owns what those leave to the application: media clocks
+// anchored to the wall, one goroutine per core each pacing a share of the
+// legs, that send audio out (catching up when they wake late), record both
+// sides in step and play comfort silence; caller audio handed to the
+// reader as soon as it is decoded, stamped with its arrival; RTCP sender
+// reports; keypad digits both ways (RFC 4733 events out, RFC 4733 and SIP
 // INFO in); REFER; bridging two legs; limits on concurrent dialogs; and the
 // mapping of SIP failures to errors the call plane understands.
 //

@@ -5,6 +5,7 @@ import (
 	"net"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/emiago/diago"
 	dmedia "github.com/emiago/diago/media"
 	"github.com/emiago/sipgo"
+	"github.com/pion/rtcp"
 
 	"github.com/parley-voice/parley/internal/media"
 	"github.com/parley-voice/parley/internal/media/audio"
@@ -49,7 +51,8 @@ type heardPacket struct {
 // it gets, with its arrival time: plain diago, none of our leg's code.
 type rtpProbe struct {
 	addr    string
-	packets chan []heardPacket // one list, once the call is over
+	packets chan []heardPacket      // one list, once the call is over
+	reports chan *rtcp.SenderReport // RTCP sender reports as they come
 }
 
 func startRTPProbe(t *testing.T) *rtpProbe {
@@ -64,7 +67,8 @@ func startRTPProbe(t *testing.T) *rtpProbe {
 	}
 	dg := diago.NewDiago(ua, diago.WithLogger(discard()),
 		diago.WithTransport(diago.Transport{Transport: "udp", BindHost: "127.0.0.1", BindPort: port}))
-	p := &rtpProbe{addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), packets: make(chan []heardPacket, 1)}
+	p := &rtpProbe{addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), packets: make(chan []heardPacket, 1),
+		reports: make(chan *rtcp.SenderReport, 16)}
 	ctx, cancel := context.WithCancel(context.Background())
 	var serving sync.WaitGroup
 	err = dg.ServeBackground(ctx, func(d *diago.DialogServerSession) {
@@ -73,6 +77,14 @@ func startRTPProbe(t *testing.T) *rtpProbe {
 		if err := d.Answer(); err != nil {
 			return
 		}
+		d.Media().RTPSession().OnReadRTCP(func(pkt rtcp.Packet, _ dmedia.RTPReadStats) {
+			if sr, ok := pkt.(*rtcp.SenderReport); ok {
+				select {
+				case p.reports <- sr:
+				default:
+				}
+			}
+		})
 		read := make(chan []heardPacket, 1)
 		go func() { read <- readRTP(d.Media().RTPPacketReader) }()
 		<-d.Context().Done()
@@ -116,7 +128,7 @@ func TestLateClockOnTheWire(t *testing.T) {
 	probe := startRTPProbe(t)
 	caller := newTestUA(t, nil)
 	clk := &lateClock{}
-	caller.clock = clk
+	caller.setClock(clk)
 	host, port := splitHostPort(probe.addr)
 	out, err := caller.Dial(context.Background(), Target{Host: host, Port: port, User: "probe", FromUser: "+15550001111", RingTimeout: 5 * time.Second}, nil)
 	if err != nil {
@@ -199,5 +211,67 @@ func TestLateClockOnTheWire(t *testing.T) {
 	t.Logf("%d packets; drift of the last 25: min %v, median %v, max %v", len(got), tail[0], tail[12], tail[24])
 	if tail[12] > 100*time.Millisecond {
 		t.Errorf("RTP timestamps drifted %v behind wall time", tail[12])
+	}
+}
+
+// A leg sends RTCP sender reports (its pacer does, in place of diago's
+// goroutines) that count the RTP the far end got.
+func TestSenderReports(t *testing.T) {
+	probe := startRTPProbe(t)
+	caller := newTestUA(t, nil)
+	host, port := splitHostPort(probe.addr)
+	out, err := caller.Dial(context.Background(), Target{Host: host, Port: port, User: "probe", FromUser: "+15550001111", RingTimeout: 5 * time.Second}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sr *rtcp.SenderReport
+	select {
+	case sr = <-probe.reports:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no sender report in 30 s")
+	}
+	if err := out.Hangup(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var got []heardPacket
+	select {
+	case got = <-probe.packets:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the far end did not see the call end")
+	}
+	// The report came while the RTP went on: it counts some of it, not more.
+	if sr.PacketCount == 0 || int(sr.PacketCount) > len(got) || sr.OctetCount != sr.PacketCount*frame {
+		t.Errorf("sender report of %d packets, %d octets; the far end got %d packets", sr.PacketCount, sr.OctetCount, len(got))
+	}
+}
+
+// A leg that hears no RTP for MediaTimeout ends itself and sends BYE.
+func TestMediaTimeoutHangsUp(t *testing.T) {
+	probe := startRTPProbe(t) // answers and never sends RTP
+	caller, err := New(Config{ListenAddr: "127.0.0.1:0", Logger: discard(), MediaTimeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := caller.Start(context.Background(), func(ctx context.Context, in *Incoming) {}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { caller.Close() })
+	host, port := splitHostPort(probe.addr)
+	out, err := caller.Dial(context.Background(), Target{Host: host, Port: port, User: "probe", FromUser: "+15550001111", RingTimeout: 5 * time.Second}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-out.Done():
+	case <-time.After(30 * time.Second):
+		t.Fatal("the leg did not end without RTP")
+	}
+	if e := out.End(); e.Remote || !strings.HasPrefix(e.Reason, "media timeout") {
+		t.Errorf("leg ended %+v, want a local media timeout", e)
+	}
+	select {
+	case <-probe.packets: // the far end saw our BYE
+	case <-time.After(10 * time.Second):
+		t.Fatal("the far end did not see the call end")
 	}
 }

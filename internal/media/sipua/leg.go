@@ -20,18 +20,23 @@ const Rate = 8000
 
 const (
 	frame = Rate / 50 // samples per 20 ms
-	// maxCallerBacklog bounds the caller audio left once the clock has
-	// caught up: more means the far end's clock runs fast, or its audio
-	// came late; the oldest is dropped. It also bounds bridged audio
-	// waiting in a leg's queue.
+	// maxCallerBacklog bounds the caller audio left for the recording
+	// once the pacer has caught up: more means the far end's clock runs
+	// fast, or its audio came late; the oldest is dropped. It also bounds
+	// bridged audio waiting in a leg's queue.
 	maxCallerBacklog = 10 * frame
-	// maxHeldCaller bounds what the reader holds for a clock that is
+	// maxHeldCaller bounds what the recording holds for a pacer that is
 	// late (it takes all that is due when it wakes): 1 s.
 	maxHeldCaller = 50 * frame
-	// jitterDepth is the playout buffer: after running dry the clock waits
-	// until this much caller audio is queued, so packets arriving up to
-	// 40 ms late play in order instead of as gaps.
+	// jitterDepth is the playout buffer of what is played or recorded in
+	// step with our clock (the recording's caller side, bridged audio):
+	// after running dry it waits until this much is queued, so packets
+	// arriving up to 40 ms late play in order instead of as gaps.
 	jitterDepth = 2 * frame
+	// fillAfter is how many frames overdue the caller's audio is before
+	// the Audio reader gets a frame of silence in its place, so reads
+	// keep real time while the far end sends nothing.
+	fillAfter = 3
 	// inFrames is how many caller frames wait for a slow reader before the
 	// oldest is dropped (1 s).
 	inFrames = 50
@@ -41,6 +46,13 @@ const (
 // what we sent, both frame samples at Rate, in step. It must not keep or
 // change the slices.
 type Recorder func(farEnd, ours []int16)
+
+// inFrame is a frame of caller audio for the Audio reader and when the
+// newest packet in it arrived (zero for filled-in silence).
+type inFrame struct {
+	pcm []int16
+	at  time.Time
+}
 
 // Leg is one answered SIP call leg: media.Session over RTP.
 type Leg struct {
@@ -53,33 +65,46 @@ type Leg struct {
 	codec  dmedia.Codec
 	reader io.Reader
 
-	// The clock goroutine's own.
-	clk  mediaClock
-	tx   *rtpOut
-	ours []int16   // the frame of ours being sent
-	t0   time.Time // when frame 0 was due
+	clk mediaClock
+	// The pacer's own.
+	tx    *rtpOut
+	ours  []int16   // the frame of ours being sent
+	t0    time.Time // when frame 0 was due
+	n     int64     // frames done
+	heard []int16   // the caller's frame being recorded
+	// report sends an RTCP sender report (nil: none, a leg without a
+	// dialog in tests).
+	report     func(now time.Time)
+	nextReport int64 // the frame after which the next report is due
 
-	in     chan []int16
+	// The RTP reader's own.
+	lastSeq uint16
+	haveSeq bool
+	ready   [][]int16 // frames of a packet, on their way to the reader
+
+	in     chan inFrame
 	digits chan rune
 	done   chan struct{}
 
-	mu       sync.Mutex
-	out      []outItem // queued agent audio and digits, in order
-	outLive  int       // samples of bridged audio in out
-	drained  chan struct{}
-	backlog  []int16 // caller audio not yet taken by the clock
-	dry      bool    // the backlog ran out: refill to jitterDepth first
-	lastSeq  uint16
-	haveSeq  bool
-	lastRTP  time.Time
-	recorder Recorder
-	peer     *Leg // bridged: caller frames go to peer's out queue
-	end      media.End
-	ending   bool
+	mu          sync.Mutex
+	out         []outItem // queued agent audio and digits, in order
+	outLive     int       // samples of bridged audio in out
+	livePlaying bool      // bridged audio is playing; when not, it waits for jitterDepth
+	drained     chan struct{}
+	backlog     []int16 // caller audio for the recording, not yet taken by the pacer
+	dry         bool    // the backlog ran out: refill to jitterDepth first
+	part        []int16 // caller audio short of a whole frame for the reader
+	delivered   int64   // frames handed to the reader, audio or filled in
+	lastRTP     time.Time
+	recorder    Recorder
+	peer        *Leg // bridged: caller frames go to peer's out queue
+	end         media.End
+	ending      bool
 
 	mediaTimeout time.Duration
 	stopOnce     sync.Once
 	stop         chan struct{} // asks the loops to stop
+	stopWatch    func() bool   // stops watching the dialog's end
 	loops        sync.WaitGroup
 	hungUp       atomic.Bool
 }
@@ -111,7 +136,8 @@ func newLeg(ua *UA, d diago.DialogSession, s *slot) (*Leg, error) {
 		clk:          ua.clock,
 		tx:           newRTPOut(m.RTPPacketWriter, codec),
 		ours:         make([]int16, frame),
-		in:           make(chan []int16, inFrames),
+		heard:        make([]int16, frame),
+		in:           make(chan inFrame, inFrames),
 		digits:       make(chan rune, 32),
 		done:         make(chan struct{}),
 		drained:      closedChan(),
@@ -126,15 +152,19 @@ func newLeg(ua *UA, d diago.DialogSession, s *slot) (*Leg, error) {
 
 func closedChan() chan struct{} { c := make(chan struct{}); close(c); return c }
 
-// start runs the leg's loops: the media clock, the RTP reader and the
-// watcher of the dialog's end.
+// start runs the leg: the RTP reader, a pacer's turn every frame, and a
+// watch (no goroutine until it fires) on the dialog's end.
 func (l *Leg) start() {
 	l.ua.register(l)
-	l.t0 = l.clk.Now()
-	l.loops.Add(3)
-	go l.clock()
+	l.takeOverRTCP()
+	l.loops.Add(2) // the reader, and the pacer until it lets the leg go
+	l.mu.Lock()
+	l.stopWatch = context.AfterFunc(l.dialog.Context(), func() {
+		l.finish(media.End{Remote: !l.hungUp.Load(), Reason: "BYE received"})
+	})
+	l.mu.Unlock()
 	go l.read()
-	go l.watch()
+	l.ua.pacers.join(l)
 }
 
 // Codec names the negotiated audio codec (PCMU or PCMA).
@@ -147,10 +177,14 @@ func (l *Leg) CallID() string { return l.callID }
 func (l *Leg) SetRecorder(r Recorder) {
 	l.mu.Lock()
 	l.recorder = r
+	if r == nil {
+		l.backlog, l.dry = nil, false
+	}
 	l.mu.Unlock()
 }
 
-// read decodes the far end's RTP into the caller backlog.
+// read decodes the far end's RTP and hands it on at once: to the Audio
+// reader or the bridged peer, and to the recording's backlog.
 func (l *Leg) read() {
 	defer l.loops.Done()
 	buf := make([]byte, dmedia.RTPBufSize)
@@ -163,6 +197,7 @@ func (l *Leg) read() {
 			l.finish(media.End{Remote: true, Reason: "media closed"})
 			return
 		}
+		at := time.Now()
 		if n == 0 || pr.PacketHeader.PayloadType != audioPT {
 			continue // keep-alive or telephone-event (handled by the DTMF reader)
 		}
@@ -177,18 +212,60 @@ func (l *Leg) read() {
 		} else {
 			pcm = audio.DecodeULaw(pcm, buf[:n])
 		}
-		l.receive(pcm)
+		l.receive(pcm, at)
 	}
 }
 
-// receive adds decoded caller audio to the backlog.
-func (l *Leg) receive(pcm []int16) {
+// receive hands decoded caller audio, which arrived at at, on in whole
+// frames, and keeps it for the recording while there is one. Only the RTP
+// reader calls it.
+func (l *Leg) receive(pcm []int16, at time.Time) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.lastRTP = time.Now()
-	l.backlog = append(l.backlog, pcm...)
-	if over := len(l.backlog) - maxHeldCaller; over > 0 {
-		l.backlog = append(l.backlog[:0], l.backlog[over:]...)
+	l.lastRTP = at
+	if l.recorder != nil {
+		l.backlog = append(l.backlog, pcm...)
+		if over := len(l.backlog) - maxHeldCaller; over > 0 {
+			l.backlog = append(l.backlog[:0], l.backlog[over:]...)
+		}
+	}
+	ready := l.ready[:0]
+	for len(pcm) > 0 {
+		if l.part == nil {
+			l.part = make([]int16, 0, frame)
+		}
+		c := min(frame-len(l.part), len(pcm))
+		l.part = append(l.part, pcm[:c]...)
+		pcm = pcm[c:]
+		if len(l.part) == frame {
+			ready = append(ready, l.part)
+			l.part = nil
+			l.delivered++
+		}
+	}
+	peer := l.peer
+	l.mu.Unlock()
+	for _, f := range ready {
+		l.deliver(inFrame{f, at}, peer)
+	}
+	clear(ready)
+	l.ready = ready
+}
+
+// keepReaderInTime gives the Audio reader silence for the frames the
+// caller's audio is more than fillAfter frames overdue by the pacer's
+// due frames, and forgets frames that came early (a burst after a delay),
+// so reads keep real time.
+func (l *Leg) keepReaderInTime(due int64) {
+	l.mu.Lock()
+	fill := min(due-fillAfter-l.delivered, inFrames)
+	if fill > 0 {
+		l.delivered += fill
+	}
+	l.delivered = min(l.delivered, due)
+	bridged := l.peer != nil // the peer plays its own comfort silence
+	l.mu.Unlock()
+	for i := int64(0); i < fill && !bridged; i++ {
+		l.deliver(inFrame{pcm: make([]int16, frame)}, nil)
 	}
 }
 
@@ -202,39 +279,42 @@ func (l *Leg) trimBacklog() {
 	}
 }
 
-func (l *Leg) timedOut() bool {
+func (l *Leg) timedOut(now time.Time) bool {
 	if l.mediaTimeout <= 0 {
 		return false
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return time.Since(l.lastRTP) > l.mediaTimeout
+	return now.Sub(l.lastRTP) > l.mediaTimeout
 }
 
-func (l *Leg) takeCaller() []int16 {
-	f := make([]int16, frame)
+// record gives the recorder, if any, one frame of the caller's (from the
+// backlog, silence when there is none) with ours.
+func (l *Leg) record(ours []int16) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.dry && len(l.backlog) < jitterDepth {
-		return f
+	r := l.recorder
+	if r == nil {
+		l.mu.Unlock()
+		return
 	}
-	l.dry = false
-	n := copy(f, l.backlog)
-	l.backlog = append(l.backlog[:0], l.backlog[n:]...)
-	if n < frame {
-		l.dry = true
+	f := l.heard
+	n := 0
+	if !l.dry || len(l.backlog) >= jitterDepth {
+		l.dry = false
+		n = copy(f, l.backlog)
+		l.backlog = append(l.backlog[:0], l.backlog[n:]...)
+		l.dry = n < frame
 	}
-	return f
+	clear(f[n:])
+	l.mu.Unlock()
+	r(f, ours)
 }
 
 // deliver hands a caller frame to the bridged peer, or to Audio readers
 // (dropping the oldest frame when they fall a second behind).
-func (l *Leg) deliver(f []int16) {
-	l.mu.Lock()
-	peer := l.peer
-	l.mu.Unlock()
+func (l *Leg) deliver(f inFrame, peer *Leg) {
 	if peer != nil {
-		peer.enqueue(outItem{pcm: f, live: true})
+		peer.enqueue(outItem{pcm: f.pcm, live: true})
 		return
 	}
 	for {
@@ -258,6 +338,12 @@ func (l *Leg) takeOurs(f []int16) (digit rune, isDigit bool) {
 	n := 0
 	for n < frame && len(l.out) > 0 {
 		head := &l.out[0]
+		if head.live && !l.livePlaying {
+			if l.outLive < jitterDepth {
+				break
+			}
+			l.livePlaying = true
+		}
 		if head.pcm == nil {
 			if n > 0 {
 				break // finish the audio before the digit
@@ -278,6 +364,9 @@ func (l *Leg) takeOurs(f []int16) (digit rune, isDigit bool) {
 		}
 	}
 	clear(f[n:])
+	if l.outLive == 0 {
+		l.livePlaying = false
+	}
 	l.signalDrained()
 	return 0, false
 }
@@ -326,29 +415,10 @@ func (l *Leg) dropLive() {
 	l.signalDrained()
 }
 
-func (l *Leg) record(caller, ours []int16) {
-	l.mu.Lock()
-	r := l.recorder
-	l.mu.Unlock()
-	if r != nil {
-		r(caller, ours)
-	}
-}
-
 func (l *Leg) digit(d rune) {
 	select {
 	case l.digits <- d:
 	default: // nobody reads digits: drop rather than block the RTP reader
-	}
-}
-
-// watch ends the leg when the dialog ends (BYE from the far end).
-func (l *Leg) watch() {
-	defer l.loops.Done()
-	select {
-	case <-l.dialog.Context().Done():
-		l.finish(media.End{Remote: !l.hungUp.Load(), Reason: "BYE received"})
-	case <-l.stop:
 	}
 }
 
@@ -366,12 +436,15 @@ func (l *Leg) finish(e media.End) {
 	}
 	e.At = l.clk.Now()
 	l.end = e
-	peer := l.peer
+	peer, stopWatch := l.peer, l.stopWatch
 	l.mu.Unlock()
 	if peer != nil {
 		Unbridge(l, peer)
 	}
 	l.stopOnce.Do(func() { close(l.stop) })
+	if stopWatch != nil {
+		stopWatch()
+	}
 	go func() {
 		_ = l.dialog.Media().Close() // unblocks the reader
 		l.loops.Wait()

@@ -135,6 +135,12 @@ func (o *rtpOut) settle() {
 	}
 }
 
+// timestamp is the RTP timestamp of the frame after the last one sent or
+// skipped, for sender reports.
+func (o *rtpOut) timestamp() uint32 {
+	return o.w.PacketHeader.Timestamp + o.owed + frame
+}
+
 // eventCode is the RFC 4733 event of a keypad digit (validDigit holds).
 func eventCode(d rune) byte {
 	switch {

@@ -65,7 +65,8 @@ type UA struct {
 	active atomic.Int64 // dialog slots taken (see slot)
 	legs   sync.Map     // dialogKey -> *Leg, for in-dialog INFO and Close
 
-	clock mediaClock // the legs' media clock: the wall's, or a test's
+	clock  mediaClock // the legs' media clock: the wall's, or a test's
+	pacers *pacers    // send the legs' frames on clock
 
 	auth    *diago.DigestAuthServer
 	tls     bool // SIP over TLS is on
@@ -131,7 +132,7 @@ func New(cfg Config) (*UA, error) {
 		return nil, err
 	}
 	u := &UA{cfg: cfg, log: cfg.Logger, ua: ua, host: public, addr: net.JoinHostPort(host, strconv.Itoa(port)),
-		clock: wallClock{}, auth: diago.NewDigestServer()}
+		clock: wallClock{}, pacers: newPacers(wallClock{}), auth: diago.NewDigestServer()}
 	codecs, err := mediaCodecs(cfg.Codecs)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,45 @@
+package sipua
+
+import (
+	"time"
+
+	dmedia "github.com/emiago/diago/media"
+	"github.com/pion/rtcp"
+)
+
+// reportEvery is how many frames pass between a leg's RTCP sender reports:
+// 5 s, RFC 3550's minimum interval and diago's own.
+const reportEvery = 250
+
+// takeOverRTCP stops diago's two RTCP goroutines for the leg (a reader of
+// reports nothing here uses, and a ticker that writes ours): at a thousand
+// legs they are half of all goroutines. The leg's pacer sends the sender
+// reports instead (report); reports from the far end are left unread.
+func (l *Leg) takeOverRTCP() {
+	if s := l.dialog.Media().RTPSession(); s != nil {
+		_ = s.MonitorClose()
+	}
+	l.report, l.nextReport = l.sendReport, reportEvery
+}
+
+// sendReport sends an RTCP sender report of what the leg sent so far.
+func (l *Leg) sendReport(now time.Time) {
+	m := l.dialog.Media()
+	rs, ms := m.RTPSession(), m.MediaSession()
+	if rs == nil || ms == nil {
+		return
+	}
+	st := rs.WriteStats()
+	if st.SSRC == 0 {
+		return // nothing sent yet
+	}
+	sr := &rtcp.SenderReport{
+		SSRC:        st.SSRC,
+		NTPTime:     dmedia.NTPTimestamp(now),
+		RTPTime:     l.tx.timestamp(),
+		PacketCount: uint32(st.PacketsCount),
+		OctetCount:  uint32(st.OctetCount),
+	}
+	// MonitorClose left a deadline on the RTCP socket: write without one.
+	_ = ms.WriteRTCPDeadline(sr, time.Time{})
+}
