@@ -57,7 +57,7 @@ func (c *conversation) onFrame(ctx context.Context, f frame) {
 		}
 		t.deferred = true // interruptions are off: heard after the agent's turn
 	}
-	t.lat = newLatency(c.lastSpeechAt, time.Now())
+	t.lat = newLatency(c.lastSpeechAt, f.at)
 	t.finish()
 }
 
@@ -101,12 +101,13 @@ func (c *conversation) transcribe(ctx context.Context) *transcription {
 		return t
 	}
 	go func() {
-		res, err := recognize(tctx, c.e.STT, t.frames, language(c.agent))
+		res, err := recognize(tctx, c.e.STT, t.frames, c.rate, language(c.agent))
 		if tctx.Err() != nil {
 			return // abandoned
 		}
 		select {
 		case c.heard <- heard{t, res, err}:
+			c.wake.wake()
 		case <-tctx.Done():
 		}
 	}()
@@ -134,9 +135,14 @@ func (t *transcription) abandon() {
 	}
 }
 
-func recognize(ctx context.Context, r stt.Recognizer, frames <-chan []int16, lang string) (stt.Result, error) {
+// recognize transcribes one utterance at the line's rate. The recognizer
+// gets the audio as the line carried it: one that wants another rate for
+// its model resamples the utterance itself (stt/sphinx does), so audio is
+// resampled for recognition only while the caller is being listened to,
+// never frame by frame for the whole call.
+func recognize(ctx context.Context, r stt.Recognizer, frames <-chan []int16, rate int, lang string) (stt.Result, error) {
 	if s, ok := r.(stt.Streamer); ok {
-		st, err := s.Open(ctx, Rate, lang)
+		st, err := s.Open(ctx, rate, lang)
 		if err != nil {
 			for range frames { // let the utterance end before answering
 			}
@@ -157,9 +163,9 @@ func recognize(ctx context.Context, r stt.Recognizer, frames <-chan []int16, lan
 	if len(pcm) == 0 {
 		return stt.Result{}, nil
 	}
-	res, err := r.Transcribe(ctx, pcm, Rate, lang)
+	res, err := r.Transcribe(ctx, pcm, rate, lang)
 	if res.Audio == 0 {
-		res.Audio = stt.Duration(len(pcm), Rate)
+		res.Audio = stt.Duration(len(pcm), rate)
 	}
 	return res, err
 }

@@ -71,6 +71,7 @@ func (c *conversation) begin(ctx context.Context, lat *latency, f *fixedLine) {
 	}
 	c.reply = r
 	go func() {
+		defer c.wake.wake()
 		defer close(r.done)
 		if f != nil {
 			r.sayFixed()

@@ -98,7 +98,7 @@ func (s *speech) synthesize() {
 			continue
 		}
 		s.lat.mark(stageTTSStart)
-		st, err := s.c.e.TTS.Synthesize(s.ctx, speechRequest(s.c.agent, sentence), Rate, s.play)
+		st, err := s.c.e.TTS.Synthesize(s.ctx, speechRequest(s.c.agent, sentence), s.c.rate, s.play)
 		s.c.metrics.addTTS(st)
 		if err != nil && s.ctx.Err() == nil {
 			s.c.e.log().Warn("speech failed", "call_id", s.c.live.Call.ID, "err", err)
@@ -128,7 +128,7 @@ func (s *speech) play(pcm []int16) error {
 		s.lat.mark(stageFirstAudio)
 		s.c.reportTurn(s.lat)
 	}
-	s.written += time.Duration(len(pcm)) * time.Second / Rate
+	s.written += time.Duration(len(pcm)) * time.Second / time.Duration(s.c.rate)
 	return nil
 }
 

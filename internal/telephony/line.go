@@ -51,7 +51,7 @@ func (p *Phone) answered(ctx context.Context, orgID, callID, agentID string, leg
 	}
 	var live *Live
 	err := p.Store.View(ctx, func(tx store.Tx) (err error) {
-		live = &Live{Session: leg, line: l, Answered: time.Now(), PostCallBudget: p.postCallBudget()}
+		live = &Live{Session: leg, Rate: sipua.Rate, line: l, Answered: time.Now(), PostCallBudget: p.postCallBudget()}
 		if live.Call, err = tx.GetCall(ctx, orgID, callID); err != nil {
 			return err
 		}
