@@ -2,8 +2,8 @@ package pipeline
 
 import (
 	"context"
-	"fmt"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"time"
