@@ -290,6 +290,7 @@ func (c *conversation) finish(ctx context.Context) call.Outcome {
 	}
 	out.Metrics = c.metrics.doc() // after the summary: its tokens count
 	c.exportTrace()
+	c.log.flush() // the line records the call's end once it has the outcome: the transcript is whole by then
 	return out
 }
 

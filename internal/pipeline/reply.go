@@ -63,8 +63,11 @@ func (c *conversation) speak(ctx context.Context, f fixedLine) {
 
 func (c *conversation) begin(ctx context.Context, lat *latency, f *fixedLine) {
 	rctx, cancel := context.WithCancel(ctx)
+	// The history is append-only: the reply reads the prefix it started
+	// from in place, so a turn costs the same however long the call.
+	n := len(c.history)
 	r := &reply{c: c, ctx: rctx, cancel: cancel, turnID: c.turnID(), lat: lat, fixed: f, spoken: -1,
-		base: append([]llm.Message(nil), c.history...), done: make(chan struct{})}
+		base: c.history[:n:n], done: make(chan struct{})}
 	if lat != nil {
 		lat.turnID = r.turnID
 		c.timed = append(c.timed, lat)
