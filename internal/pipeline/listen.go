@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/parley-voice/parley/internal/media"
 	"github.com/parley-voice/parley/internal/provider/llm"
 	"github.com/parley-voice/parley/internal/provider/stt"
 )
@@ -76,12 +77,15 @@ func (c *conversation) interruptible() bool {
 
 // transcription is one caller utterance on its way to text.
 type transcription struct {
-	frames   chan []int16
-	cancel   context.CancelFunc
-	lat      *latency // set when the utterance ended as a turn
-	deferred bool     // heard while the agent kept talking
-	ended    bool     // no more frames
-	screened bool     // heard while screening for voicemail: not a turn
+	frames    chan []int16 // to a streaming recognizer's goroutine (nil: in one piece)
+	pcm       []int16      // the utterance so far, for a recognizer that takes it in one piece
+	limit     int          // samples kept in one piece
+	recognize func()       // starts the one-piece recognition (nil: no recognizer)
+	cancel    context.CancelFunc
+	lat       *latency // set when the utterance ended as a turn
+	deferred  bool     // heard while the agent kept talking
+	ended     bool     // no more frames
+	screened  bool     // heard while screening for voicemail: not a turn
 }
 
 // heard is a finished transcription.
@@ -91,75 +95,106 @@ type heard struct {
 	err error
 }
 
+// maxUtterance bounds what one utterance sends to the recognizer.
+const maxUtterance = time.Minute
+
 // transcribe starts transcribing the utterance that began: streamed as it
 // is spoken when the recognizer can (the text is then ready moments after
-// the turn ends), otherwise in one piece at the end.
+// the turn ends), otherwise gathered on the loop and recognized in one
+// piece at the end, so no goroutine waits while the caller speaks.
 func (c *conversation) transcribe(ctx context.Context) *transcription {
 	tctx, cancel := context.WithCancel(ctx)
-	t := &transcription{frames: make(chan []int16, 3000), cancel: cancel}
-	if c.e.STT == nil {
-		return t
+	t := &transcription{cancel: cancel}
+	lang := language(c.agent)
+	switch r := c.e.STT.(type) {
+	case nil:
+	case stt.Streamer:
+		t.frames = make(chan []int16, int(maxUtterance/media.FrameDuration))
+		go c.report(tctx, t, func() (stt.Result, error) { return stream(tctx, r, t.frames, c.rate, lang) })
+	default:
+		t.limit = int(maxUtterance/time.Second) * c.rate
+		t.recognize = func() {
+			go c.report(tctx, t, func() (stt.Result, error) { return transcribeAll(tctx, r, t.pcm, c.rate, lang) })
+		}
 	}
-	go func() {
-		res, err := recognize(tctx, c.e.STT, t.frames, c.rate, language(c.agent))
-		if tctx.Err() != nil {
-			return // abandoned
-		}
-		select {
-		case c.heard <- heard{t, res, err}:
-			c.wake.wake()
-		case <-tctx.Done():
-		}
-	}()
 	return t
 }
 
-func (t *transcription) write(pcm []int16) {
+// report hands the transcription's result to the loop, unless it was
+// abandoned; the recognition's goroutine.
+func (c *conversation) report(ctx context.Context, t *transcription, recognize func() (stt.Result, error)) {
+	res, err := recognize()
+	if ctx.Err() != nil {
+		return // abandoned
+	}
 	select {
-	case t.frames <- pcm:
-	default: // over a minute of speech: the rest is not transcribed
+	case c.heard <- heard{t, res, err}:
+		c.wake.wake()
+	case <-ctx.Done():
+	}
+}
+
+func (t *transcription) write(pcm []int16) {
+	if t.frames != nil {
+		select {
+		case t.frames <- pcm:
+		default: // over a minute of speech: the rest is not transcribed
+		}
+		return
+	}
+	if t.recognize != nil && len(t.pcm) < t.limit {
+		t.pcm = append(t.pcm, pcm...)
 	}
 }
 
 // finish ends the utterance: its text comes back on the heard channel.
 func (t *transcription) finish() {
 	t.ended = true
-	close(t.frames)
+	if t.frames != nil {
+		close(t.frames)
+	}
+	if t.recognize != nil {
+		t.recognize()
+	}
 }
 
 // abandon drops the utterance (a backchannel, or the call is ending).
 func (t *transcription) abandon() {
 	t.cancel()
 	if !t.ended {
-		t.finish()
+		t.ended = true
+		if t.frames != nil {
+			close(t.frames)
+		}
 	}
 }
 
-// recognize transcribes one utterance at the line's rate. The recognizer
-// gets the audio as the line carried it: one that wants another rate for
-// its model resamples the utterance itself (stt/sphinx does), so audio is
-// resampled for recognition only while the caller is being listened to,
-// never frame by frame for the whole call.
-func recognize(ctx context.Context, r stt.Recognizer, frames <-chan []int16, rate int, lang string) (stt.Result, error) {
-	if s, ok := r.(stt.Streamer); ok {
-		st, err := s.Open(ctx, rate, lang)
-		if err != nil {
-			for range frames { // let the utterance end before answering
-			}
-			return stt.Result{}, err
+// The recognizer gets the audio at the line's rate, as the line carried
+// it: one that wants another rate for its model resamples the utterance
+// itself (stt/sphinx does), so audio is resampled for recognition only
+// while the caller is being listened to, never frame by frame for the
+// whole call.
+
+// stream transcribes an utterance with a streaming recognizer as its
+// frames come.
+func stream(ctx context.Context, s stt.Streamer, frames <-chan []int16, rate int, lang string) (stt.Result, error) {
+	st, err := s.Open(ctx, rate, lang)
+	if err != nil {
+		for range frames { // let the utterance end before answering
 		}
-		var werr error
-		for f := range frames {
-			if werr == nil {
-				werr = st.Write(f)
-			}
-		}
-		return st.Close()
+		return stt.Result{}, err
 	}
-	var pcm []int16
+	var werr error
 	for f := range frames {
-		pcm = append(pcm, f...)
+		if werr == nil {
+			werr = st.Write(f)
+		}
 	}
+	return st.Close()
+}
+
+// transcribeAll transcribes a whole utterance in one request.
+func transcribeAll(ctx context.Context, r stt.Recognizer, pcm []int16, rate int, lang string) (stt.Result, error) {
 	if len(pcm) == 0 {
 		return stt.Result{}, nil
 	}
