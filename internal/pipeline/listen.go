@@ -5,9 +5,9 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
-	"github.com/parley-voice/parley/internal/media"
 	"github.com/parley-voice/parley/internal/provider/llm"
 	"github.com/parley-voice/parley/internal/provider/stt"
 )
@@ -77,10 +77,10 @@ func (c *conversation) interruptible() bool {
 
 // transcription is one caller utterance on its way to text.
 type transcription struct {
-	frames    chan []int16 // to a streaming recognizer's goroutine (nil: in one piece)
-	pcm       []int16      // the utterance so far, for a recognizer that takes it in one piece
-	limit     int          // samples kept in one piece
-	recognize func()       // starts the one-piece recognition (nil: no recognizer)
+	frames    *frameQueue // to a streaming recognizer's goroutine (nil: in one piece)
+	pcm       []int16     // the utterance so far, for a recognizer that takes it in one piece
+	limit     int         // samples kept in one piece
+	recognize func()      // starts the one-piece recognition (nil: no recognizer)
 	cancel    context.CancelFunc
 	lat       *latency // set when the utterance ended as a turn
 	deferred  bool     // heard while the agent kept talking
@@ -109,7 +109,7 @@ func (c *conversation) transcribe(ctx context.Context) *transcription {
 	switch r := c.e.STT.(type) {
 	case nil:
 	case stt.Streamer:
-		t.frames = make(chan []int16, int(maxUtterance/media.FrameDuration))
+		t.frames = &frameQueue{ready: make(chan struct{}, 1), limit: int(maxUtterance/time.Second) * c.rate}
 		go c.report(tctx, t, func() (stt.Result, error) { return stream(tctx, r, t.frames, c.rate, lang) })
 	default:
 		t.limit = int(maxUtterance/time.Second) * c.rate
@@ -136,10 +136,7 @@ func (c *conversation) report(ctx context.Context, t *transcription, recognize f
 
 func (t *transcription) write(pcm []int16) {
 	if t.frames != nil {
-		select {
-		case t.frames <- pcm:
-		default: // over a minute of speech: the rest is not transcribed
-		}
+		t.frames.push(pcm)
 		return
 	}
 	if t.recognize != nil && len(t.pcm) < t.limit {
@@ -151,7 +148,7 @@ func (t *transcription) write(pcm []int16) {
 func (t *transcription) finish() {
 	t.ended = true
 	if t.frames != nil {
-		close(t.frames)
+		t.frames.close()
 	}
 	if t.recognize != nil {
 		t.recognize()
@@ -164,7 +161,7 @@ func (t *transcription) abandon() {
 	if !t.ended {
 		t.ended = true
 		if t.frames != nil {
-			close(t.frames)
+			t.frames.close()
 		}
 	}
 }
@@ -177,20 +174,86 @@ func (t *transcription) abandon() {
 
 // stream transcribes an utterance with a streaming recognizer as its
 // frames come.
-func stream(ctx context.Context, s stt.Streamer, frames <-chan []int16, rate int, lang string) (stt.Result, error) {
+func stream(ctx context.Context, s stt.Streamer, frames *frameQueue, rate int, lang string) (stt.Result, error) {
 	st, err := s.Open(ctx, rate, lang)
+	var batch [][]int16
+	var ok bool
 	if err != nil {
-		for range frames { // let the utterance end before answering
+		for batch, ok = frames.take(batch); ok; batch, ok = frames.take(batch) { // let the utterance end before answering
 		}
 		return stt.Result{}, err
 	}
 	var werr error
-	for f := range frames {
-		if werr == nil {
-			werr = st.Write(f)
+	for batch, ok = frames.take(batch); ok; batch, ok = frames.take(batch) {
+		for _, f := range batch {
+			if werr == nil {
+				werr = st.Write(f)
+			}
 		}
 	}
 	return st.Close()
+}
+
+// frameQueue hands the caller's frames from the loop to a streaming
+// recognizer's goroutine: the loop never waits, the recognizer may fall
+// behind by up to a whole utterance (maxUtterance), and nothing is set
+// aside for that up front (a channel that deep cost 72 KB an utterance).
+// The loop pushes and closes; the recognizer's goroutine takes.
+type frameQueue struct {
+	mu     sync.Mutex
+	frames [][]int16
+	n      int // samples pushed
+	limit  int // samples taken at most: the rest is not transcribed
+	closed bool
+	ready  chan struct{} // capacity 1: something was pushed, or the close
+}
+
+func (q *frameQueue) push(pcm []int16) {
+	q.mu.Lock()
+	if q.closed || q.n >= q.limit {
+		q.mu.Unlock()
+		return
+	}
+	q.frames = append(q.frames, pcm)
+	q.n += len(pcm)
+	q.mu.Unlock()
+	q.signal()
+}
+
+// close says no more frames will come.
+func (q *frameQueue) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	q.signal()
+}
+
+func (q *frameQueue) signal() {
+	select {
+	case q.ready <- struct{}{}:
+	default:
+	}
+}
+
+// take waits for the frames pushed since the last take and returns them
+// in buf; false once the queue is closed and empty.
+func (q *frameQueue) take(buf [][]int16) ([][]int16, bool) {
+	for {
+		q.mu.Lock()
+		if len(q.frames) > 0 {
+			buf = append(buf[:0], q.frames...)
+			clear(q.frames)
+			q.frames = q.frames[:0]
+			q.mu.Unlock()
+			return buf, true
+		}
+		closed := q.closed
+		q.mu.Unlock()
+		if closed {
+			return buf[:0], false
+		}
+		<-q.ready
+	}
 }
 
 // transcribeAll transcribes a whole utterance in one request.
