@@ -34,12 +34,22 @@ func NewTranscript(st store.Store, c model.Call, answered time.Time) *Transcript
 // Append adds e at the end of the transcript, stamped with "at" (seconds
 // since the answer, to the millisecond); "seq" is set by the store.
 func (t *Transcript) Append(ctx context.Context, e map[string]any) error {
+	t.Stamp(e)
+	return t.AppendStamped(ctx, []map[string]any{e})
+}
+
+// Stamp sets e's "at" to now, for an entry appended later.
+func (t *Transcript) Stamp(e map[string]any) {
 	now := time.Now()
 	if t.Now != nil {
 		now = t.Now()
 	}
 	e["at"] = math.Round(float64(now.Sub(t.Answered).Milliseconds())) / 1000
+}
+
+// AppendStamped adds entries Stamp stamped, in order, in one transaction.
+func (t *Transcript) AppendStamped(ctx context.Context, entries []map[string]any) error {
 	return t.Store.Update(ctx, func(tx store.Tx) error {
-		return tx.AppendTranscript(ctx, t.OrgID, t.CallID, []map[string]any{e}, model.Now())
+		return tx.AppendTranscript(ctx, t.OrgID, t.CallID, entries, model.Now())
 	})
 }

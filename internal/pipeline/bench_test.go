@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -74,7 +75,11 @@ func percentile(v []float64, p float64) float64 {
 // 200x or more) on a session clocked 10× faster than real time, with
 // fake providers of fixed delay, and reports Parley's own share of each
 // turn: from the end of the caller's speech to the agent's first audio on
-// the line, less the endpointing window and the providers' time.
+// the line, less the endpointing window and the providers' time. With 100
+// turns or more it also reports the first 50 turns against the last 50,
+// the mean share and the allocations per turn (the whole process's: the
+// engine, the fakes and the store's transcript writes), which stay flat
+// when nothing a turn does grows with the conversation.
 func BenchmarkTurnOverhead(b *testing.B) {
 	if espeakMissing() {
 		b.Skip("espeak-ng is missing")
@@ -93,8 +98,13 @@ func BenchmarkTurnOverhead(b *testing.B) {
 	}
 	sess, stop := benchCall(b, e, 2*time.Millisecond, func(a *model.Agent) { a.Config.FirstMessage = nil })
 	defer stop()
+	allocs := make([]uint64, 0, b.N) // allocations during each turn
+	bytes := make([]uint64, 0, b.N)
+	var ms runtime.MemStats
 	b.ResetTimer()
 	for range b.N {
+		runtime.ReadMemStats(&ms)
+		m0, b0 := ms.Mallocs, ms.TotalAlloc
 		sess.say(utterance)
 		select {
 		case <-turns:
@@ -105,6 +115,8 @@ func BenchmarkTurnOverhead(b *testing.B) {
 		for sess.busy() && time.Now().Before(deadline) {
 			time.Sleep(time.Millisecond)
 		}
+		runtime.ReadMemStats(&ms)
+		allocs, bytes = append(allocs, ms.Mallocs-m0), append(bytes, ms.TotalAlloc-b0)
 	}
 	b.StopTimer()
 	mu.Lock()
@@ -114,6 +126,30 @@ func BenchmarkTurnOverhead(b *testing.B) {
 	b.ReportMetric(percentile(response, 0.5), "endpoint-to-audio-p50-ms")
 	b.ReportMetric(percentile(response, 0.99), "endpoint-to-audio-p99-ms")
 	b.ReportMetric(float64(len(overhead)), "turns")
+	if n := len(overhead); n >= 100 && len(allocs) == n {
+		b.ReportMetric(mean(overhead[:50]), "overhead-mean-turns-1-50-ms")
+		b.ReportMetric(mean(overhead[n-50:]), "overhead-mean-last-50-ms")
+		b.ReportMetric(meanU(allocs[:50]), "allocs/turn-1-50")
+		b.ReportMetric(meanU(allocs[n-50:]), "allocs/turn-last-50")
+		b.ReportMetric(meanU(bytes[:50]), "B/turn-1-50")
+		b.ReportMetric(meanU(bytes[n-50:]), "B/turn-last-50")
+	}
+}
+
+func mean(v []float64) float64 {
+	var s float64
+	for _, x := range v {
+		s += x
+	}
+	return s / float64(len(v))
+}
+
+func meanU(v []uint64) float64 {
+	var s uint64
+	for _, x := range v {
+		s += x
+	}
+	return float64(s) / float64(len(v))
 }
 
 // BenchmarkInterruption has the caller talk over a long agent reply b.N

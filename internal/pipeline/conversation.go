@@ -2,9 +2,10 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/parley-voice/parley/internal/call"
@@ -15,16 +16,20 @@ import (
 	"github.com/parley-voice/parley/internal/telephony"
 )
 
-// conversation is one call's engine state. Its loop owns the history and
-// every decision; transcriptions and agent replies run on their own
-// goroutines and report back as events, so the loop keeps hearing the
-// caller (and can stop the agent) while the providers work.
+// conversation is one call's engine state. Its loop reads the caller's
+// audio and owns the history and every decision; transcriptions and agent
+// replies run on their own goroutines and report back as events that wake
+// the loop's read (wake.go), so the loop keeps hearing the caller (and can
+// stop the agent) while the providers work.
 type conversation struct {
 	e       *Engine
 	live    *telephony.Live
 	agent   model.AgentConfig
 	tools   []model.CustomTool
 	audio   media.Audio
+	arrival media.Arrivals // the audio's packet arrival times (nil: the leg has none)
+	wake    waker
+	rate    int // the line's sample rate: what the VAD, the detectors, stt and tts work at
 	vad     *vad.Detector
 	history []llm.Message
 	log     *transcriptLog
@@ -34,10 +39,11 @@ type conversation struct {
 	reply     *reply         // the agent's turn under way (nil: the agent is idle)
 	listening *transcription // the caller's utterance being transcribed
 	heard     chan heard     // finished transcriptions
+	closeDue  atomic.Bool    // the closing line is due (maxConversationDurationSeconds)
 	queued    []queuedTurn   // caller turns heard while an uninterruptible reply ran
 
 	lastHeard    time.Time      // the caller's last speech, or the end of our last turn
-	lastSpeechAt time.Time      // when the caller's last speech frame was read
+	lastSpeechAt time.Time      // when the caller's last speech frame arrived
 	nudged       bool           // re-engaged the caller since they last spoke
 	closing      bool           // the closing line is under way: no more turns
 	screening    *screening     // voicemail detection under way
@@ -49,7 +55,8 @@ type conversation struct {
 	started      time.Time // when the conversation began
 }
 
-// frame is one caller frame and when it was read from the session.
+// frame is one caller frame and when it arrived: its newest packet's
+// arrival on a leg that knows it (media.Arrivals), else when it was read.
 type frame struct {
 	pcm []int16
 	at  time.Time
@@ -62,84 +69,119 @@ func newConversation(e *Engine, l *telephony.Live, tools []model.CustomTool) *co
 	}
 	t := call.NewTranscript(e.Store, l.Call, answered)
 	t.Now = e.Now
+	rate := l.Rate
+	if rate == 0 {
+		rate = Rate
+	}
 	c := &conversation{
-		e: e, live: l, agent: l.Agent.Config, tools: tools,
-		audio:    l.Session.Audio(Rate),
-		vad:      vad.New(vad.Config{Rate: Rate}),
+		e: e, live: l, agent: l.Agent.Config, tools: tools, rate: rate,
+		audio:    l.Session.Audio(rate),
+		vad:      vad.New(vad.Config{Rate: rate}),
 		metrics:  &metrics{},
 		log:      &transcriptLog{t: t, log: e.log()},
 		heard:    make(chan heard, 4),
 		failures: map[string]int{},
 		started:  e.now(),
 	}
+	c.arrival, _ = c.audio.(media.Arrivals)
 	c.history = []llm.Message{{Role: llm.RoleSystem, Content: systemPrompt(l.Call, l.Agent)}}
 	return c
 }
 
-// run holds the conversation until it is over and returns its outcome.
+// checkEvery is how often the loop checks the caller's silence.
+const checkEvery = 250 * time.Millisecond
+
+// run holds the conversation until it is over and returns its outcome. The
+// loop reads the caller's audio on the goroutine that runs the call: each
+// frame goes to the VAD the moment the leg hands it over.
 func (c *conversation) run(ctx context.Context) call.Outcome {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	frames := make(chan frame, 100)
-	var readers sync.WaitGroup
-	readers.Add(1)
-	go func() {
-		defer readers.Done()
-		defer close(frames)
-		for {
-			f, err := c.audio.Read(ctx)
-			if err != nil {
-				return
-			}
-			select {
-			case frames <- frame{f, time.Now()}:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	defer readers.Wait()
-	defer cancel()
+	defer c.wake.stop()
 
 	c.lastHeard = c.e.now()
-	if c.screening = newScreening(c.live.Call, c.agent); c.screening == nil {
+	if c.screening = newScreening(c.live.Call, c.agent, c.rate); c.screening == nil {
 		c.greet(ctx)
 	}
-	silence, nudge := c.silenceLimit(), c.turnTimeout()
-	closeAt := c.closingTimer()
-	tick := time.NewTicker(250 * time.Millisecond)
-	defer tick.Stop()
+	if d, ok := c.closingIn(); ok {
+		t := time.AfterFunc(d, func() { c.closeDue.Store(true); c.wake.wake() })
+		defer t.Stop()
+	}
+	// Reads return every 20 ms while the leg is up, silence or not; the
+	// timer wakes the loop for its checks should a leg ever stop giving.
+	check := time.AfterFunc(checkEvery, c.wake.wake)
+	defer check.Stop()
+	nextCheck := time.Now().Add(checkEvery)
 	for c.endCause == "" {
-		select {
-		case f, ok := <-frames:
-			if !ok {
-				return c.finish(ctx)
-			}
-			c.onFrame(ctx, f)
-		case h := <-c.heard:
-			c.onHeard(ctx, h)
-		case <-c.replyDone():
-			c.onReplied(ctx)
-		case <-closeAt:
-			c.closeCall(ctx)
-		case <-tick.C:
-			quiet := c.e.now().Sub(c.lastHeard)
-			switch {
-			case c.reply != nil || c.listening != nil || c.closing:
-			case silence > 0 && quiet > silence:
-				c.endCause = call.CauseSilenceTimeout
-			case nudge > 0 && quiet > nudge && !c.nudged:
-				// turnTimeoutSeconds: re-engage a caller who went quiet.
-				c.nudged = true
-				c.history = append(c.history, llm.Message{Role: llm.RoleUser,
-					Content: fmt.Sprintf("(The caller has said nothing for %d seconds. Check whether they are still there.)", int(nudge.Seconds()))})
-				c.startReply(ctx, nil)
-			}
-		case <-ctx.Done():
+		pcm, err := c.audio.Read(c.wake.readCtx(ctx))
+		switch {
+		case err == nil:
+			c.onFrame(ctx, frame{pcm, c.arrived()})
+		case ctx.Err() != nil:
 			return c.finish(ctx)
+		case !errors.Is(err, context.Canceled):
+			return c.finish(ctx) // the leg is over
+		}
+		c.wake.taking()
+		c.takeReports(ctx)
+		if now := time.Now(); !now.Before(nextCheck) && c.endCause == "" {
+			nextCheck = now.Add(checkEvery)
+			check.Reset(checkEvery)
+			c.checkSilence(ctx)
 		}
 	}
 	return c.finish(ctx)
+}
+
+// arrived is when the frame just read arrived: its newest packet's
+// arrival when the leg knows it, so the wait for the read counts in the
+// turn's latency; else now.
+func (c *conversation) arrived() time.Time {
+	if c.arrival != nil {
+		if at := c.arrival.Arrived(); !at.IsZero() {
+			return at
+		}
+	}
+	return time.Now()
+}
+
+// takeReports acts on what the goroutines reported: finished
+// transcriptions, the end of the agent's turn, the closing line's time.
+func (c *conversation) takeReports(ctx context.Context) {
+	for c.endCause == "" {
+		select {
+		case h := <-c.heard:
+			c.onHeard(ctx, h)
+			continue
+		case <-c.replyDone():
+			c.onReplied(ctx)
+			continue
+		default:
+		}
+		break
+	}
+	if c.endCause == "" && c.closeDue.CompareAndSwap(true, false) {
+		c.closeCall(ctx)
+	}
+}
+
+// checkSilence ends the call of a caller silent past
+// silenceEndCallTimeoutSeconds and re-engages one silent past
+// turnTimeoutSeconds.
+func (c *conversation) checkSilence(ctx context.Context) {
+	silence, nudge := c.silenceLimit(), c.turnTimeout()
+	quiet := c.e.now().Sub(c.lastHeard)
+	switch {
+	case c.reply != nil || c.listening != nil || c.closing:
+	case silence > 0 && quiet > silence:
+		c.endCause = call.CauseSilenceTimeout
+	case nudge > 0 && quiet > nudge && !c.nudged:
+		// turnTimeoutSeconds: re-engage a caller who went quiet.
+		c.nudged = true
+		c.history = append(c.history, llm.Message{Role: llm.RoleUser,
+			Content: fmt.Sprintf("(The caller has said nothing for %d seconds. Check whether they are still there.)", int(nudge.Seconds()))})
+		c.startReply(ctx, nil)
+	}
 }
 
 // silenceLimit is silenceEndCallTimeoutSeconds (default 30 s; -1 never).
@@ -166,11 +208,12 @@ func (c *conversation) turnTimeout() time.Duration {
 // starts its closing line; the telephony layer hangs up at the limit.
 const closingLead = 5 * time.Second
 
-// closingTimer fires when the closing line must start (nil: no limit).
-func (c *conversation) closingTimer() <-chan time.Time {
+// closingIn is how long until the closing line must start (false: no
+// limit).
+func (c *conversation) closingIn() (time.Duration, bool) {
 	v := c.agent.MaxConversationDurationSeconds
 	if v == nil || *v <= 0 {
-		return nil
+		return 0, false
 	}
 	limit := time.Duration(*v) * time.Second
 	lead := min(closingLead, limit/2)
@@ -178,7 +221,7 @@ func (c *conversation) closingTimer() <-chan time.Time {
 	if c.live.Call.StartedAt != nil {
 		elapsed = c.e.now().Sub(*c.live.Call.StartedAt)
 	}
-	return time.After(max(0, limit-lead-elapsed))
+	return max(0, limit-lead-elapsed), true
 }
 
 const closingLine = "I'm sorry, we have reached the time limit for this call. Thank you for calling, goodbye."
@@ -247,6 +290,7 @@ func (c *conversation) finish(ctx context.Context) call.Outcome {
 	}
 	out.Metrics = c.metrics.doc() // after the summary: its tokens count
 	c.exportTrace()
+	c.log.flush() // the line records the call's end once it has the outcome: the transcript is whole by then
 	return out
 }
 

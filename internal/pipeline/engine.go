@@ -17,7 +17,9 @@ import (
 	"github.com/parley-voice/parley/internal/webhook"
 )
 
-// Rate is the sample rate the engine works at: speech engines' native 16 kHz.
+// Rate is the sample rate the engine works at on a session that does not
+// say its own (telephony.Live.Rate 0: an in-memory session). On a phone
+// line it works at the leg's rate instead, 8 kHz for G.711.
 const Rate = 16000
 
 // Engine runs conversations with one set of providers.

@@ -8,8 +8,8 @@ import (
 	"github.com/parley-voice/parley/internal/media"
 )
 
-// fakeSession is an in-memory call leg at Rate with a real-time clock: each
-// 20 ms it delivers one frame of what the test queued as the caller's
+// fakeSession is an in-memory call leg at rate (Rate unless the test says)
+// with a real-time clock: each 20 ms it delivers one frame of what the test queued as the caller's
 // speech (silence otherwise) and plays one frame of the agent's queue.
 type fakeSession struct {
 	mu      sync.Mutex
@@ -17,13 +17,15 @@ type fakeSession struct {
 	out     []int16 // agent audio waiting to play
 	played  []int16 // agent audio played, in order
 	heardAt []time.Duration
-	frames  chan []int16
+	frames  chan frame // each stamped with when the clock made it
 	done    chan struct{}
 	once    sync.Once
 	drained chan struct{}
 	start   time.Time
 	pressed []string
 	tick    time.Duration
+	rate    int
+	asked   []int // the rates Audio was asked for
 	// firstOut is when the agent's first audio played.
 	firstOut time.Time
 }
@@ -32,8 +34,12 @@ func newFakeSession() *fakeSession { return newFakeSessionTick(media.FrameDurati
 
 // newFakeSessionTick runs the session's clock at one frame per tick (a
 // tick under 20 ms plays the call faster than real time, for benchmarks).
-func newFakeSessionTick(tick time.Duration) *fakeSession {
-	s := &fakeSession{frames: make(chan []int16, 500), done: make(chan struct{}), drained: closed(), start: time.Now(), tick: tick}
+func newFakeSessionTick(tick time.Duration) *fakeSession { return newFakeSessionAt(Rate, tick) }
+
+// newFakeSessionAt is a session whose audio is at rate, as a phone line's
+// is at its codec's rate.
+func newFakeSessionAt(rate int, tick time.Duration) *fakeSession {
+	s := &fakeSession{frames: make(chan frame, 500), done: make(chan struct{}), drained: closed(), start: time.Now(), tick: tick, rate: rate}
 	go s.clock()
 	return s
 }
@@ -43,7 +49,7 @@ func closed() chan struct{} { c := make(chan struct{}); close(c); return c }
 func (s *fakeSession) clock() {
 	t := time.NewTicker(s.tick)
 	defer t.Stop()
-	n := media.FrameSamples(Rate)
+	n := media.FrameSamples(s.rate)
 	for {
 		select {
 		case <-s.done:
@@ -69,7 +75,7 @@ func (s *fakeSession) clock() {
 		}
 		s.mu.Unlock()
 		select {
-		case s.frames <- f:
+		case s.frames <- frame{f, time.Now()}:
 		default:
 		}
 	}
@@ -90,7 +96,20 @@ func (s *fakeSession) playedAudio() []int16 {
 
 func (s *fakeSession) hangup() { s.once.Do(func() { close(s.done) }) }
 
-func (s *fakeSession) Audio(rate int) media.Audio { return s }
+// Audio is the session's audio; it resamples nothing, so a test that reads
+// it at another rate than the session's sees the mistake in asked.
+func (s *fakeSession) Audio(rate int) media.Audio {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.asked = append(s.asked, rate)
+	return s
+}
+
+func (s *fakeSession) askedRates() []int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]int(nil), s.asked...)
+}
 func (s *fakeSession) SendDigits(ctx context.Context, digits string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -103,15 +122,53 @@ func (s *fakeSession) Done() <-chan struct{}            { return s.done }
 func (s *fakeSession) End() media.End                   { return media.End{} }
 
 func (s *fakeSession) Read(ctx context.Context) ([]int16, error) {
+	f, err := s.readFrame(ctx)
+	return f.pcm, err
+}
+
+func (s *fakeSession) readFrame(ctx context.Context) (frame, error) {
 	select {
 	case f := <-s.frames:
 		return f, nil
 	case <-s.done:
-		return nil, media.ErrEnded
+		return frame{}, media.ErrEnded
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return frame{}, ctx.Err()
 	}
 }
+
+// backlogSession is a fakeSession whose frames wait inside it for lag
+// after they arrive before Read returns them (a jitter buffer, a queue),
+// and which says when each arrived, as media.Arrivals.
+type backlogSession struct {
+	*fakeSession
+	lag time.Duration
+}
+
+func (s backlogSession) Audio(rate int) media.Audio {
+	s.fakeSession.Audio(rate)
+	return &backlogAudio{fakeSession: s.fakeSession, lag: s.lag}
+}
+
+type backlogAudio struct {
+	*fakeSession
+	lag  time.Duration
+	last time.Time // the last frame's arrival
+}
+
+func (a *backlogAudio) Read(ctx context.Context) ([]int16, error) {
+	f, err := a.readFrame(ctx)
+	if err != nil {
+		return nil, err
+	}
+	time.Sleep(time.Until(f.at.Add(a.lag)))
+	a.last = f.at
+	return f.pcm, nil
+}
+
+func (a *backlogAudio) Arrived() time.Time { return a.last }
+
+var _ media.Arrivals = (*backlogAudio)(nil)
 
 func (s *fakeSession) Write(pcm []int16) error {
 	s.mu.Lock()
@@ -126,7 +183,7 @@ func (s *fakeSession) Write(pcm []int16) error {
 func (s *fakeSession) Flush() time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	d := time.Duration(len(s.out)) * time.Second / Rate
+	d := time.Duration(len(s.out)) * time.Second / time.Duration(s.rate)
 	s.out = nil
 	select {
 	case <-s.drained:

@@ -10,11 +10,19 @@ import (
 
 // stage is a moment in a turn, from the end of the caller's speech to the
 // agent's first audio on the line.
+//
+// The caller's moments are when their packets arrived (media.Arrivals),
+// not when the engine got to read them: whatever the audio waited inside
+// Parley (a jitter buffer, a clock tick, a backlog, a busy loop) counts in
+// overhead_ms, as a caller timing the turn on the wire would count it.
+// The agent's first audio is timed when it is handed to the line; the
+// wire adds at most one 20 ms send tick to that.
 type stage int
 
 const (
-	stageSpeechEnd     stage = iota // the caller's last speech frame was read
-	stageEndpointed                 // the VAD decided the turn is over (after its hangover)
+	stageSpeechEnd     stage = iota // the caller's last speech frame arrived
+	stageEndpointed                 // the frame on which the VAD ended the turn arrived (after its hangover)
+	stageSTTAsked                   // the engine told the recognizer the utterance is over
 	stageSTT                        // the final transcript is in
 	stageLLMStart                   // the model was asked
 	stageLLMFirstToken              // its first token came
@@ -36,6 +44,7 @@ type latency struct {
 func newLatency(speechEnd, endpointed time.Time) *latency {
 	l := &latency{}
 	l.at[stageSpeechEnd], l.at[stageEndpointed] = speechEnd, endpointed
+	l.at[stageSTTAsked] = time.Now()
 	return l
 }
 
@@ -55,7 +64,8 @@ func (l *latency) mark(s stage) {
 // figures is the turn's breakdown in milliseconds, the keys of a
 // metrics.turn_latency entry; false until the turn has its first audio.
 // overhead_ms is Parley's own share: the response time less the endpointing
-// window and the providers' time (recognition, the model's first sentence,
+// window (as the wire saw it) and the providers' time (recognition from
+// the moment it was told the utterance ended, the model's first sentence,
 // the first synthesized audio).
 func (l *latency) figures() (map[string]float64, bool) {
 	l.mu.Lock()
@@ -72,12 +82,12 @@ func (l *latency) figures() (map[string]float64, bool) {
 	}
 	f := map[string]float64{
 		"endpointing_ms":     ms(stageSpeechEnd, stageEndpointed),
-		"stt_ms":             ms(stageEndpointed, stageSTT),
+		"stt_ms":             ms(stageSTTAsked, stageSTT),
 		"llm_first_token_ms": ms(stageLLMStart, stageLLMFirstToken),
 		"tts_first_audio_ms": ms(stageTTSStart, stageTTSFirstAudio),
 		"first_audio_ms":     ms(stageSpeechEnd, stageFirstAudio),
 	}
-	providers := ms(stageSpeechEnd, stageEndpointed) + ms(stageEndpointed, stageSTT) + ms(stageLLMStart, stageTTSStart) + ms(stageTTSStart, stageTTSFirstAudio)
+	providers := ms(stageSpeechEnd, stageEndpointed) + ms(stageSTTAsked, stageSTT) + ms(stageLLMStart, stageTTSStart) + ms(stageTTSStart, stageTTSFirstAudio)
 	f["overhead_ms"] = math.Round((f["first_audio_ms"]-providers)*10) / 10
 	return f, true
 }
@@ -94,7 +104,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m := &Metrics{
 		turn: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "parley_turn_latency_seconds",
-			Help:    "Per-turn latency by stage: endpointing, stt, llm_first_token, tts_first_audio, first_audio (end of caller speech to the agent's first audio) and overhead (Parley's own share).",
+			Help:    "Per-turn latency by stage: endpointing, stt, llm_first_token, tts_first_audio, first_audio (arrival of the caller's last speech packet to the agent's first audio handed to the line) and overhead (Parley's own share, every wait inside Parley included).",
 			Buckets: []float64{.005, .01, .025, .05, .1, .2, .3, .5, .75, 1, 1.5, 2, 3, 5, 10},
 		}, []string{"stage"}),
 		interrupt: prometheus.NewHistogram(prometheus.HistogramOpts{

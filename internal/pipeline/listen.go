@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/parley-voice/parley/internal/provider/llm"
@@ -57,7 +58,7 @@ func (c *conversation) onFrame(ctx context.Context, f frame) {
 		}
 		t.deferred = true // interruptions are off: heard after the agent's turn
 	}
-	t.lat = newLatency(c.lastSpeechAt, time.Now())
+	t.lat = newLatency(c.lastSpeechAt, f.at)
 	t.finish()
 }
 
@@ -76,12 +77,15 @@ func (c *conversation) interruptible() bool {
 
 // transcription is one caller utterance on its way to text.
 type transcription struct {
-	frames   chan []int16
-	cancel   context.CancelFunc
-	lat      *latency // set when the utterance ended as a turn
-	deferred bool     // heard while the agent kept talking
-	ended    bool     // no more frames
-	screened bool     // heard while screening for voicemail: not a turn
+	frames    *frameQueue // to a streaming recognizer's goroutine (nil: in one piece)
+	pcm       []int16     // the utterance so far, for a recognizer that takes it in one piece
+	limit     int         // samples kept in one piece
+	recognize func()      // starts the one-piece recognition (nil: no recognizer)
+	cancel    context.CancelFunc
+	lat       *latency // set when the utterance ended as a turn
+	deferred  bool     // heard while the agent kept talking
+	ended     bool     // no more frames
+	screened  bool     // heard while screening for voicemail: not a turn
 }
 
 // heard is a finished transcription.
@@ -91,75 +95,175 @@ type heard struct {
 	err error
 }
 
+// maxUtterance bounds what one utterance sends to the recognizer.
+const maxUtterance = time.Minute
+
 // transcribe starts transcribing the utterance that began: streamed as it
 // is spoken when the recognizer can (the text is then ready moments after
-// the turn ends), otherwise in one piece at the end.
+// the turn ends), otherwise gathered on the loop and recognized in one
+// piece at the end, so no goroutine waits while the caller speaks.
 func (c *conversation) transcribe(ctx context.Context) *transcription {
 	tctx, cancel := context.WithCancel(ctx)
-	t := &transcription{frames: make(chan []int16, 3000), cancel: cancel}
-	if c.e.STT == nil {
-		return t
+	t := &transcription{cancel: cancel}
+	lang := language(c.agent)
+	switch r := c.e.STT.(type) {
+	case nil:
+	case stt.Streamer:
+		t.frames = &frameQueue{ready: make(chan struct{}, 1), limit: int(maxUtterance/time.Second) * c.rate}
+		go c.report(tctx, t, func() (stt.Result, error) { return stream(tctx, r, t.frames, c.rate, lang) })
+	default:
+		t.limit = int(maxUtterance/time.Second) * c.rate
+		t.recognize = func() {
+			go c.report(tctx, t, func() (stt.Result, error) { return transcribeAll(tctx, r, t.pcm, c.rate, lang) })
+		}
 	}
-	go func() {
-		res, err := recognize(tctx, c.e.STT, t.frames, language(c.agent))
-		if tctx.Err() != nil {
-			return // abandoned
-		}
-		select {
-		case c.heard <- heard{t, res, err}:
-		case <-tctx.Done():
-		}
-	}()
 	return t
 }
 
-func (t *transcription) write(pcm []int16) {
+// report hands the transcription's result to the loop, unless it was
+// abandoned; the recognition's goroutine.
+func (c *conversation) report(ctx context.Context, t *transcription, recognize func() (stt.Result, error)) {
+	res, err := recognize()
+	if ctx.Err() != nil {
+		return // abandoned
+	}
 	select {
-	case t.frames <- pcm:
-	default: // over a minute of speech: the rest is not transcribed
+	case c.heard <- heard{t, res, err}:
+		c.wake.wake()
+	case <-ctx.Done():
+	}
+}
+
+func (t *transcription) write(pcm []int16) {
+	if t.frames != nil {
+		t.frames.push(pcm)
+		return
+	}
+	if t.recognize != nil && len(t.pcm) < t.limit {
+		t.pcm = append(t.pcm, pcm...)
 	}
 }
 
 // finish ends the utterance: its text comes back on the heard channel.
 func (t *transcription) finish() {
 	t.ended = true
-	close(t.frames)
+	if t.frames != nil {
+		t.frames.close()
+	}
+	if t.recognize != nil {
+		t.recognize()
+	}
 }
 
 // abandon drops the utterance (a backchannel, or the call is ending).
 func (t *transcription) abandon() {
 	t.cancel()
 	if !t.ended {
-		t.finish()
+		t.ended = true
+		if t.frames != nil {
+			t.frames.close()
+		}
 	}
 }
 
-func recognize(ctx context.Context, r stt.Recognizer, frames <-chan []int16, lang string) (stt.Result, error) {
-	if s, ok := r.(stt.Streamer); ok {
-		st, err := s.Open(ctx, Rate, lang)
-		if err != nil {
-			for range frames { // let the utterance end before answering
-			}
-			return stt.Result{}, err
+// The recognizer gets the audio at the line's rate, as the line carried
+// it: one that wants another rate for its model resamples the utterance
+// itself (stt/sphinx does), so audio is resampled for recognition only
+// while the caller is being listened to, never frame by frame for the
+// whole call.
+
+// stream transcribes an utterance with a streaming recognizer as its
+// frames come.
+func stream(ctx context.Context, s stt.Streamer, frames *frameQueue, rate int, lang string) (stt.Result, error) {
+	st, err := s.Open(ctx, rate, lang)
+	var batch [][]int16
+	var ok bool
+	if err != nil {
+		for batch, ok = frames.take(batch); ok; batch, ok = frames.take(batch) { // let the utterance end before answering
 		}
-		var werr error
-		for f := range frames {
+		return stt.Result{}, err
+	}
+	var werr error
+	for batch, ok = frames.take(batch); ok; batch, ok = frames.take(batch) {
+		for _, f := range batch {
 			if werr == nil {
 				werr = st.Write(f)
 			}
 		}
-		return st.Close()
 	}
-	var pcm []int16
-	for f := range frames {
-		pcm = append(pcm, f...)
+	return st.Close()
+}
+
+// frameQueue hands the caller's frames from the loop to a streaming
+// recognizer's goroutine: the loop never waits, the recognizer may fall
+// behind by up to a whole utterance (maxUtterance), and nothing is set
+// aside for that up front (a channel that deep cost 72 KB an utterance).
+// The loop pushes and closes; the recognizer's goroutine takes.
+type frameQueue struct {
+	mu     sync.Mutex
+	frames [][]int16
+	n      int // samples pushed
+	limit  int // samples taken at most: the rest is not transcribed
+	closed bool
+	ready  chan struct{} // capacity 1: something was pushed, or the close
+}
+
+func (q *frameQueue) push(pcm []int16) {
+	q.mu.Lock()
+	if q.closed || q.n >= q.limit {
+		q.mu.Unlock()
+		return
 	}
+	q.frames = append(q.frames, pcm)
+	q.n += len(pcm)
+	q.mu.Unlock()
+	q.signal()
+}
+
+// close says no more frames will come.
+func (q *frameQueue) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	q.signal()
+}
+
+func (q *frameQueue) signal() {
+	select {
+	case q.ready <- struct{}{}:
+	default:
+	}
+}
+
+// take waits for the frames pushed since the last take and returns them
+// in buf; false once the queue is closed and empty.
+func (q *frameQueue) take(buf [][]int16) ([][]int16, bool) {
+	for {
+		q.mu.Lock()
+		if len(q.frames) > 0 {
+			buf = append(buf[:0], q.frames...)
+			clear(q.frames)
+			q.frames = q.frames[:0]
+			q.mu.Unlock()
+			return buf, true
+		}
+		closed := q.closed
+		q.mu.Unlock()
+		if closed {
+			return buf[:0], false
+		}
+		<-q.ready
+	}
+}
+
+// transcribeAll transcribes a whole utterance in one request.
+func transcribeAll(ctx context.Context, r stt.Recognizer, pcm []int16, rate int, lang string) (stt.Result, error) {
 	if len(pcm) == 0 {
 		return stt.Result{}, nil
 	}
-	res, err := r.Transcribe(ctx, pcm, Rate, lang)
+	res, err := r.Transcribe(ctx, pcm, rate, lang)
 	if res.Audio == 0 {
-		res.Audio = stt.Duration(len(pcm), Rate)
+		res.Audio = stt.Duration(len(pcm), rate)
 	}
 	return res, err
 }

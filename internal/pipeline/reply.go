@@ -63,14 +63,18 @@ func (c *conversation) speak(ctx context.Context, f fixedLine) {
 
 func (c *conversation) begin(ctx context.Context, lat *latency, f *fixedLine) {
 	rctx, cancel := context.WithCancel(ctx)
+	// The history is append-only: the reply reads the prefix it started
+	// from in place, so a turn costs the same however long the call.
+	n := len(c.history)
 	r := &reply{c: c, ctx: rctx, cancel: cancel, turnID: c.turnID(), lat: lat, fixed: f, spoken: -1,
-		base: append([]llm.Message(nil), c.history...), done: make(chan struct{})}
+		base: c.history[:n:n], done: make(chan struct{})}
 	if lat != nil {
 		lat.turnID = r.turnID
 		c.timed = append(c.timed, lat)
 	}
 	c.reply = r
 	go func() {
+		defer c.wake.wake()
 		defer close(r.done)
 		if f != nil {
 			r.sayFixed()
@@ -201,7 +205,11 @@ func (r *reply) setPinned(on bool) {
 
 // newSpeech starts the next utterance of this turn.
 func (r *reply) newSpeech() *speech {
-	s := newSpeech(r.ctx, r.c, r.turnID, r.lat)
+	return r.setSpeech(newSpeech(r.ctx, r.c, r.turnID, r.lat))
+}
+
+// setSpeech makes s the utterance this turn is saying.
+func (r *reply) setSpeech(s *speech) *speech {
 	r.mu.Lock()
 	r.speech = s
 	r.mu.Unlock()
@@ -216,14 +224,15 @@ func (r *reply) say(m llm.Message) {
 	r.spoken = len(r.added) - 1
 }
 
+// sayFixed says the fixed line, synthesizing it on the reply's goroutine.
 func (r *reply) sayFixed() {
-	s := r.newSpeech()
+	s := r.setSpeech(preparedSpeech(r.ctx, r.c, r.turnID, r.lat))
 	if r.fixed.remember {
 		r.say(llm.Message{Role: llm.RoleAssistant, Content: r.fixed.text})
 	}
 	s.add(r.fixed.text)
 	s.close()
-	s.wait(r.ctx)
+	s.synthesize() // until it has played, or is stopped
 	r.mute = s.failure()
 	if r.ctx.Err() == nil {
 		r.endCause = r.fixed.endCause

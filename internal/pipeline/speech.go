@@ -11,7 +11,9 @@ import (
 )
 
 // speech is one agent utterance: sentences synthesized in order on their
-// own goroutine and queued on the call's audio as they come.
+// own goroutine and queued on the call's audio as they come (a fixed
+// line, whose text is all known, is synthesized on its reply's goroutine
+// instead: nothing else would run there meanwhile).
 //
 // Ownership: the reply goroutine that made the speech is the only sender on
 // queue and the only one to close it (close, once it has no more
@@ -44,12 +46,20 @@ type part struct {
 	end  time.Duration // cumulative audio up to the end of this sentence
 }
 
+// newSpeech starts an utterance whose sentences come as the model
+// streams them: synthesized on its own goroutine.
 func newSpeech(ctx context.Context, c *conversation, turnID string, lat *latency) *speech {
-	sctx, cancel := context.WithCancel(ctx)
-	s := &speech{c: c, turnID: turnID, lat: lat, ctx: sctx, cancel: cancel, queue: make(chan string, 64),
-		synthd: make(chan struct{}), played: make(chan struct{})}
+	s := preparedSpeech(ctx, c, turnID, lat)
 	go s.synthesize()
 	return s
+}
+
+// preparedSpeech is an utterance whose sentences the caller adds and
+// closes, then synthesizes itself (s.synthesize).
+func preparedSpeech(ctx context.Context, c *conversation, turnID string, lat *latency) *speech {
+	sctx, cancel := context.WithCancel(ctx)
+	return &speech{c: c, turnID: turnID, lat: lat, ctx: sctx, cancel: cancel, queue: make(chan string, 64),
+		synthd: make(chan struct{}), played: make(chan struct{})}
 }
 
 // add queues a sentence; the reply goroutine only.
@@ -98,7 +108,7 @@ func (s *speech) synthesize() {
 			continue
 		}
 		s.lat.mark(stageTTSStart)
-		st, err := s.c.e.TTS.Synthesize(s.ctx, speechRequest(s.c.agent, sentence), Rate, s.play)
+		st, err := s.c.e.TTS.Synthesize(s.ctx, speechRequest(s.c.agent, sentence), s.c.rate, s.play)
 		s.c.metrics.addTTS(st)
 		if err != nil && s.ctx.Err() == nil {
 			s.c.e.log().Warn("speech failed", "call_id", s.c.live.Call.ID, "err", err)
@@ -128,7 +138,7 @@ func (s *speech) play(pcm []int16) error {
 		s.lat.mark(stageFirstAudio)
 		s.c.reportTurn(s.lat)
 	}
-	s.written += time.Duration(len(pcm)) * time.Second / Rate
+	s.written += time.Duration(len(pcm)) * time.Second / time.Duration(s.c.rate)
 	return nil
 }
 

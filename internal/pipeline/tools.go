@@ -145,7 +145,7 @@ func (r *reply) transfer(args string) (out string, logged bool) {
 	mode := deref(c.agent.TransferMode)
 	warm := telephony.WarmTransfer{TurnID: r.turnID}
 	if mode == telephony.TransferWarm {
-		warm.Speaker = speaker{c.e, c.agent}
+		warm.Speaker = speaker{c.e, c.agent, c.rate}
 		warm.Summary = c.transferSummary(r.ctx, append(r.base[:len(r.base):len(r.base)], r.added...))
 	}
 	r.setPinned(true)

@@ -46,7 +46,7 @@ var stageSpans = []struct {
 	from, to stage
 }{
 	{"endpointing", stageSpeechEnd, stageEndpointed},
-	{"stt", stageEndpointed, stageSTT},
+	{"stt", stageSTTAsked, stageSTT},
 	{"llm.first_token", stageLLMStart, stageLLMFirstToken},
 	{"llm.first_sentence", stageLLMStart, stageTTSStart},
 	{"tts.first_audio", stageTTSStart, stageTTSFirstAudio},

@@ -15,18 +15,60 @@ import (
 // transcriptLog appends the call's transcript entries as they happen, so a
 // crash keeps what was said. It writes nothing else of the call's record:
 // the summary and metrics go back to the line as the conversation's outcome.
+//
+// An entry is stamped when it is made and written behind the turn, never
+// in its way: a store write (a transaction, the row's whole transcript
+// rewritten, a disk sync) on the loop delayed the caller's next frames and
+// the agent's answer, and more so the longer the call. One writer
+// goroutine runs while entries wait, takes all of them in one transaction,
+// and stops when none are left; entries land in the order they were made.
 type transcriptLog struct {
 	t   *call.Transcript
 	log *slog.Logger
 
-	mu sync.Mutex // entries land in the order they are made
+	mu      sync.Mutex
+	pending []map[string]any
+	idle    chan struct{} // closed when the writer has stopped; nil before it first runs
+	writing bool
 }
 
 func (t *transcriptLog) append(e map[string]any) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if err := t.t.Append(context.Background(), e); err != nil {
-		t.log.Error("transcript entry not written", "call_id", t.t.CallID, "err", err)
+	t.t.Stamp(e)
+	t.pending = append(t.pending, e)
+	if !t.writing {
+		t.writing, t.idle = true, make(chan struct{})
+		go t.write()
+	}
+}
+
+// write writes what is pending until nothing is.
+func (t *transcriptLog) write() {
+	for {
+		t.mu.Lock()
+		batch := t.pending
+		t.pending = nil
+		if len(batch) == 0 {
+			t.writing = false
+			close(t.idle)
+			t.mu.Unlock()
+			return
+		}
+		t.mu.Unlock()
+		if err := t.t.AppendStamped(context.Background(), batch); err != nil {
+			t.log.Error("transcript entries not written", "call_id", t.t.CallID, "entries", len(batch), "err", err)
+		}
+	}
+}
+
+// flush waits until every entry made so far is written.
+func (t *transcriptLog) flush() {
+	t.mu.Lock()
+	idle := t.idle
+	t.mu.Unlock()
+	if idle != nil {
+		<-idle
 	}
 }
 

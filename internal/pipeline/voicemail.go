@@ -31,11 +31,11 @@ type screening struct {
 }
 
 // newScreening starts detection when the agent asks for it on this call.
-func newScreening(c model.Call, a model.AgentConfig) *screening {
+func newScreening(c model.Call, a model.AgentConfig, rate int) *screening {
 	if c.Direction != model.Outbound || !on(a.VoicemailEnabled) {
 		return nil
 	}
-	return &screening{d: voicemail.New(voicemail.Config{Rate: Rate})}
+	return &screening{d: voicemail.New(voicemail.Config{Rate: rate})}
 }
 
 // screen feeds one frame to the detector and acts on its state.

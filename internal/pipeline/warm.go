@@ -14,6 +14,7 @@ import (
 type speaker struct {
 	e     *Engine
 	agent model.AgentConfig
+	rate  int // the line's
 }
 
 // Say implements telephony.Speaker: text synthesized onto s, played out.
@@ -21,8 +22,8 @@ func (v speaker) Say(ctx context.Context, s media.Session, text string) error {
 	if v.e.TTS == nil {
 		return nil
 	}
-	a := s.Audio(Rate)
-	_, err := v.e.TTS.Synthesize(ctx, speechRequest(v.agent, text), Rate, a.Write)
+	a := s.Audio(v.rate)
+	_, err := v.e.TTS.Synthesize(ctx, speechRequest(v.agent, text), v.rate, a.Write)
 	if err != nil {
 		return err
 	}

@@ -40,6 +40,11 @@ type Live struct {
 	Call    model.Call
 	Agent   model.Agent
 	Session media.Session
+	// Rate is the leg's own sample rate, its codec's clock (8000 for
+	// G.711): the conversation hears and speaks at it, so the VAD, the
+	// detectors and the line need no resampling. 0 means 16000 (an
+	// in-memory session).
+	Rate int
 	// Answered is when the call was answered (the record's startedAt may
 	// not be written yet): transcript entries count their time from it.
 	Answered time.Time

@@ -52,15 +52,18 @@ func (p *Phone) Handle(ctx context.Context, in *sipua.Incoming) {
 	}
 	c := p.newInbound(r, in)
 	started := make(chan struct{})
-	finished := make(chan struct{})
+	// finished hands over what to wait on for the call's end: the line's
+	// Ended, or a closed channel when it did not connect (no goroutine
+	// per call just to relay the end).
+	finished := make(chan (<-chan struct{}), 1)
 	connect := func(wctx context.Context, progress func(call.Change) bool) (call.Line, error) {
 		close(started)
 		l, err := p.connect(wctx, in, r, c, progress)
 		if err != nil {
-			close(finished)
+			finished <- closedChan
 			return nil, err
 		}
-		go func() { <-l.Ended(); close(finished) }()
+		finished <- l.Ended()
 		return l, nil
 	}
 	switch err := p.Calls.Answer(ctx, &c, connect); {
@@ -78,8 +81,11 @@ func (p *Phone) Handle(ctx context.Context, in *sipua.Incoming) {
 		_ = in.Reject(480, "Temporarily Unavailable")
 		return
 	}
-	<-finished
+	<-<-finished
 }
+
+// closedChan is an end that has already come.
+var closedChan = func() <-chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 // authorized applies the number's trunk's inbound rules: the source
 // allow-list (403) and digest credentials (407 challenge).

@@ -22,6 +22,7 @@ type line struct {
 	url   string
 	stop  context.CancelFunc
 	ended chan struct{}
+	limit *time.Timer // maxConversationDurationSeconds (nil: none)
 
 	mu       sync.Mutex
 	cause    string // our side's hang-up cause, first wins
@@ -51,7 +52,7 @@ func (p *Phone) answered(ctx context.Context, orgID, callID, agentID string, leg
 	}
 	var live *Live
 	err := p.Store.View(ctx, func(tx store.Tx) (err error) {
-		live = &Live{Session: leg, line: l, Answered: time.Now(), PostCallBudget: p.postCallBudget()}
+		live = &Live{Session: leg, Rate: sipua.Rate, line: l, Answered: time.Now(), PostCallBudget: p.postCallBudget()}
 		if live.Call, err = tx.GetCall(ctx, orgID, callID); err != nil {
 			return err
 		}
@@ -66,8 +67,7 @@ func (p *Phone) answered(ctx context.Context, orgID, callID, agentID string, leg
 	runCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	l.stop = stop
 	if max := live.Agent.Config.MaxConversationDurationSeconds; max != nil && *max > 0 {
-		t := time.AfterFunc(time.Duration(*max)*time.Second, func() { l.Hangup(call.CauseMaxDuration) })
-		defer func() { go func() { <-l.ended; t.Stop() }() }()
+		l.limit = time.AfterFunc(time.Duration(*max)*time.Second, func() { l.Hangup(call.CauseMaxDuration) })
 	}
 	reported := make(chan struct{})
 	go func() {
@@ -114,6 +114,9 @@ func (l *line) isDetached() bool {
 
 // finish computes the result once the leg is over and closes the recording.
 func (l *line) finish() {
+	if l.limit != nil {
+		l.limit.Stop()
+	}
 	if l.rec != nil {
 		if err := l.rec.Close(); err != nil {
 			l.p.log().Error("recording incomplete", "err", err)

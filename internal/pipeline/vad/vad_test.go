@@ -1,6 +1,7 @@
 package vad
 
 import (
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -339,17 +340,22 @@ func FuzzProcess(f *testing.F) {
 	})
 }
 
+// BenchmarkProcess is one 20 ms frame at a G.711 line's 8 kHz (what the
+// engine runs on a phone call) and at 16 kHz.
 func BenchmarkProcess(b *testing.B) {
-	const rate = 16000
-	d := New(Config{Rate: rate})
-	pcm := mix(speechLike(rate, 2*time.Second, 0.1, 1), whiteNoise(rate, 2*time.Second, 0.01, 1), 0)
-	n := frameLen(rate)
-	i := 0
-	for b.Loop() {
-		if i+n > len(pcm) {
-			i = 0
-		}
-		d.Process(pcm[i : i+n])
-		i += n
+	for _, rate := range []int{8000, 16000} {
+		b.Run(fmt.Sprintf("%dHz", rate), func(b *testing.B) {
+			d := New(Config{Rate: rate})
+			pcm := mix(speechLike(rate, 2*time.Second, 0.1, 1), whiteNoise(rate, 2*time.Second, 0.01, 1), 0)
+			n := frameLen(rate)
+			i := 0
+			for b.Loop() {
+				if i+n > len(pcm) {
+					i = 0
+				}
+				d.Process(pcm[i : i+n])
+				i += n
+			}
+		})
 	}
 }

@@ -1,8 +1,10 @@
 package sqlstore
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -214,30 +216,58 @@ func (t *tx) UpdateCall(ctx context.Context, c *model.Call) error {
 // AppendTranscript adds entries to the end of a call's transcript, setting
 // each one's seq to its index. The row is locked while it is read and
 // written, so concurrent appends all land, numbered in landing order.
+//
+// The entries are spliced onto the stored JSON text: nothing already
+// written is decoded or encoded again, so an append costs the same at a
+// long call's 400th entry as at its first (it decoded and re-encoded the
+// whole transcript, which made every turn of a call dearer than the last).
 func (t *tx) AppendTranscript(ctx context.Context, orgID, id string, entries []map[string]any, at time.Time) error {
 	if !uuids(orgID, id) {
 		return notFound("append to call %s", id)
 	}
-	var cur []map[string]any
-	err := t.queryRow(ctx, `SELECT transcript FROM calls WHERE org_id = ? AND id = ?`+t.forUpdate(false), orgID, id).
-		Scan(documentDest{&cur})
+	var cur []byte
+	var n int
+	err := t.queryRow(ctx, `SELECT transcript, json_array_length(transcript) FROM calls WHERE org_id = ? AND id = ?`+t.forUpdate(false), orgID, id).
+		Scan(&cur, &n)
 	if errors.Is(err, sql.ErrNoRows) {
 		return notFound("append to call %s", id)
 	}
 	if err != nil {
 		return t.fail(err, "append to call %s", id)
 	}
-	for _, e := range entries {
-		e = maps.Clone(e)   // the caller's maps stay as they were
-		e["seq"] = len(cur) // the order they landed in, whoever appended
-		cur = append(cur, e)
-	}
-	doc, err := document(cur)
+	doc, err := appendDocument(cur, n, entries)
 	if err != nil {
 		return fmt.Errorf("call %s transcript: %w", id, err)
 	}
 	return t.change(ctx, "append to call "+id,
 		`UPDATE calls SET transcript = ?, updated_at = ? WHERE org_id = ? AND id = ?`, doc, t.time(at), orgID, id)
+}
+
+// appendDocument is the JSON array text cur, of n elements, with entries
+// added at its end, numbered (seq) from n; the caller's maps stay as they
+// were.
+func appendDocument(cur []byte, n int, entries []map[string]any) (string, error) {
+	body := bytes.TrimSpace(cur)
+	if len(body) < 2 || body[0] != '[' || body[len(body)-1] != ']' {
+		return "", errors.New("the stored transcript is not a JSON array")
+	}
+	var b strings.Builder
+	b.Grow(len(body) + 256*len(entries))
+	b.Write(body[:len(body)-1])
+	for i, e := range entries {
+		e = maps.Clone(e)
+		e["seq"] = n + i // the order they landed in, whoever appended
+		j, err := json.Marshal(e)
+		if err != nil {
+			return "", fmt.Errorf("encode entry: %w", err)
+		}
+		if n+i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(j)
+	}
+	b.WriteByte(']')
+	return b.String(), nil
 }
 
 func (t *tx) GetCall(ctx context.Context, orgID, id string) (model.Call, error) {
