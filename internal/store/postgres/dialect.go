@@ -114,3 +114,7 @@ func (dialect) BestChunks(orgID string, kbIDs, terms []string, limit int) (strin
 		WHERE c.org_id = ? AND c.knowledge_base_id IN (` + strings.TrimSuffix(strings.Repeat("?, ", len(kbIDs)), ", ") + `)
 		ORDER BY score DESC, c.source_id, c.seq LIMIT ?`, append(args, limit)
 }
+
+// CallSearch is not needed: the list's LIKE filter of q is what the
+// calls_search trigram index serves.
+func (dialect) CallSearch(string, string) (string, string, []any, bool) { return "", "", nil, false }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -73,4 +74,20 @@ func (dialect) BestChunks(_ string, kbIDs, terms []string, limit int) (string, [
 	return `SELECT source_id, seq, -bm25(knowledge_chunks_fts, 1.0, 0.0, 0.0, 0.0) AS score
 		FROM knowledge_chunks_fts WHERE knowledge_chunks_fts MATCH ?
 		ORDER BY score DESC, source_id, seq LIMIT ?`, []any{m.String(), limit}
+}
+
+// CallSearch finds q in the calls_search FTS5 index as one phrase of its
+// trigrams (quoted, so nothing in q is FTS5 syntax), lower()ed as the index
+// is, among the organization's range of rowids. A q of fewer than three
+// characters has no trigram; one with a NUL or that is not UTF-8 might not
+// split into characters as LIKE splits it: LIKE answers those.
+func (dialect) CallSearch(orgID, q string) (ids, count string, args []any, ok bool) {
+	if utf8.RuneCountInString(q) < 3 || !utf8.ValidString(q) || strings.ContainsRune(q, 0) {
+		return "", "", nil, false
+	}
+	const where = ` WHERE calls_search MATCH '"' || replace(lower(?), '"', '""') || '"'
+		AND calls_search.rowid BETWEEN (SELECT n << 40 FROM call_search_orgs WHERE org_id = ?)
+		AND (SELECT (n << 40) + 1099511627775 FROM call_search_orgs WHERE org_id = ?)`
+	return `SELECT k.call_id FROM calls_search JOIN call_search_keys k ON k.key = calls_search.rowid` + where,
+		`SELECT count(*) FROM calls_search` + where, []any{q, orgID, orgID}, true
 }

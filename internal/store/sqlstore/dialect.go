@@ -30,4 +30,11 @@ type Dialect interface {
 	// dropped), best first, ties by source_id then seq, at most limit; with
 	// its arguments, for ? placeholders.
 	BestChunks(orgID string, kbIDs, terms []string, limit int) (query string, args []any)
+	// CallSearch is the engine's own index of a call list's q, when it has
+	// one that finds exactly the calls the list's LIKE filter for q would
+	// (ok false: the list filters with LIKE, which the engine's index may
+	// serve): ids, a query of the ids (column call_id) of orgID's calls that
+	// match q; count, a query of how many they are; both with args, for ?
+	// placeholders.
+	CallSearch(orgID, q string) (ids, count string, args []any, ok bool)
 }
