@@ -118,3 +118,6 @@ func (dialect) BestChunks(orgID string, kbIDs, terms []string, limit int) (strin
 // CallSearch is not needed: the list's LIKE filter of q is what the
 // calls_search trigram index serves.
 func (dialect) CallSearch(string, string) (string, string, []any, bool) { return "", "", nil, false }
+
+// CustomPlans sets plan_cache_mode for the rest of the transaction.
+func (dialect) CustomPlans() string { return "SET LOCAL plan_cache_mode = force_custom_plan" }

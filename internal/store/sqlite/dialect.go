@@ -91,3 +91,7 @@ func (dialect) CallSearch(orgID, q string) (ids, count string, args []any, ok bo
 	return `SELECT k.call_id FROM calls_search JOIN call_search_keys k ON k.key = calls_search.rowid` + where,
 		`SELECT count(*) FROM calls_search` + where, []any{q, orgID, orgID}, true
 }
+
+// CustomPlans is empty: SQLite plans a statement again when a LIKE pattern
+// bound to it changes.
+func (dialect) CustomPlans() string { return "" }

@@ -363,6 +363,11 @@ func (t *tx) ListCalls(ctx context.Context, orgID string, f store.CallFilter) ([
 		if ids, count, sargs, ok := t.d.CallSearch(orgID, f.Query); ok {
 			return t.searchCalls(ctx, orgID, f.Query, l, callSearch{ids, count, sargs}, where != unfiltered, sel.scan)
 		}
+		if stmt := t.d.CustomPlans(); stmt != "" {
+			if _, err := t.exec(ctx, stmt); err != nil {
+				return nil, 0, t.fail(err, "list calls")
+			}
+		}
 		like, largs := queryFilter(f.Query)
 		l.where += like
 		l.args = append(l.args, largs...)

@@ -37,4 +37,10 @@ type Dialect interface {
 	// match q; count, a query of how many they are; both with args, for ?
 	// placeholders.
 	CallSearch(orgID, q string) (ids, count string, args []any, ok bool)
+	// CustomPlans is the statement after which the transaction's queries
+	// are planned for their arguments each time they run, or "" for an
+	// engine that always plans them so. A query whose best plan hangs on an
+	// argument needs it: PostgreSQL's generic plan of a LIKE on an unknown
+	// pattern, cached after a few runs, walks every call of the list.
+	CustomPlans() string
 }
