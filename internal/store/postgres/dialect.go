@@ -98,14 +98,19 @@ func (dialect) Sentinel(err error) error {
 	return nil
 }
 
-// BestChunks ORs the terms into one tsquery of the english configuration,
-// which stems them and drops stop words as to_tsvector did the chunks', and
-// ranks by cover density (ts_rank_cd). The terms hold only letters and
-// digits, none of to_tsquery's operators, so the query cannot be malformed.
-// The planner picks between the GIN index of tsv and the base's rows.
-func (dialect) BestChunks(orgID string, kbIDs, terms []string, limit int) (string, []any) {
+// BestChunks ORs (or ANDs) the terms into one tsquery of the english
+// configuration, which stems them and drops stop words as to_tsvector did
+// the chunks', and ranks by cover density (ts_rank_cd). The terms hold only
+// letters and digits, none of to_tsquery's operators, so the query cannot
+// be malformed. The planner picks between the GIN index of tsv and the
+// base's rows.
+func (dialect) BestChunks(orgID string, kbIDs, terms []string, all bool, limit int) (string, []any) {
+	join := " | "
+	if all {
+		join = " & "
+	}
 	args := make([]any, 0, len(kbIDs)+3)
-	args = append(args, strings.Join(terms, " | "), orgID)
+	args = append(args, strings.Join(terms, join), orgID)
 	for _, id := range kbIDs {
 		args = append(args, id)
 	}
@@ -113,6 +118,15 @@ func (dialect) BestChunks(orgID string, kbIDs, terms []string, limit int) (strin
 		FROM to_tsquery('english', ?) AS q JOIN knowledge_chunks c ON c.tsv @@ q
 		WHERE c.org_id = ? AND c.knowledge_base_id IN (` + strings.TrimSuffix(strings.Repeat("?, ", len(kbIDs)), ", ") + `)
 		ORDER BY score DESC, c.source_id, c.seq LIMIT ?`, append(args, limit)
+}
+
+// ChunkTermCount counts the chunks of every base that hold term, from the
+// GIN index of tsv: filtering by base would read every chunk counted, and
+// how rare a word is in the whole store is a fair measure of how rare it is
+// in one base.
+func (dialect) ChunkTermCount(_ string, _ []string, term string, upTo int) (string, []any) {
+	return `SELECT count(*) FROM (SELECT 1 FROM knowledge_chunks c WHERE c.tsv @@ to_tsquery('english', ?) LIMIT ?) x`,
+		[]any{term, upTo}
 }
 
 // CallSearch is not needed: the list's LIKE filter of q is what the

@@ -48,13 +48,32 @@ func (dialect) Sentinel(err error) error {
 func (dialect) ForUpdate(bool) string { return "" }
 
 // BestChunks asks the FTS5 index for chunks of the bases (their tokens in
-// the kb column) AND any of the terms in the text column, each term quoted
-// so that none is read as FTS5 syntax (AND, NEAR, a column filter, a prefix
-// *; the index's tokenizer still stems it), and ranks them by bm25 with the
-// kb column weighted 0, negated: bm25 is lower for better matches. Ranking
-// happens inside the index, over the bases' matches only; source_id and seq
-// come from the index's own columns.
-func (dialect) BestChunks(_ string, kbIDs, terms []string, limit int) (string, []any) {
+// the kb column) AND any (or all) of the terms in the text column, each
+// term quoted so that none is read as FTS5 syntax (AND, NEAR, a column
+// filter, a prefix *; the index's tokenizer still stems it), and ranks them
+// by bm25 with the kb column weighted 0, negated: bm25 is lower for better
+// matches. Ranking happens inside the index, over the bases' matches only;
+// source_id and seq come from the index's own columns.
+func (dialect) BestChunks(_ string, kbIDs, terms []string, all bool, limit int) (string, []any) {
+	join := " OR "
+	if all {
+		join = " AND "
+	}
+	return `SELECT source_id, seq, -bm25(knowledge_chunks_fts, 1.0, 0.0, 0.0, 0.0) AS score
+		FROM knowledge_chunks_fts WHERE knowledge_chunks_fts MATCH ?
+		ORDER BY score DESC, source_id, seq LIMIT ?`, []any{chunkMatch(kbIDs, terms, join), limit}
+}
+
+// ChunkTermCount counts the bases' chunks that hold term in the FTS5 index,
+// which stops at upTo.
+func (dialect) ChunkTermCount(_ string, kbIDs []string, term string, upTo int) (string, []any) {
+	return `SELECT count(*) FROM (SELECT 1 FROM knowledge_chunks_fts WHERE knowledge_chunks_fts MATCH ? LIMIT ?)`,
+		[]any{chunkMatch(kbIDs, []string{term}, " OR "), upTo}
+}
+
+// chunkMatch is the FTS5 query of the chunks of the bases kbIDs holding
+// terms, joined by join (" OR ", " AND ").
+func chunkMatch(kbIDs, terms []string, join string) string {
 	var m strings.Builder
 	m.WriteString("kb : (")
 	for i, id := range kbIDs {
@@ -66,14 +85,12 @@ func (dialect) BestChunks(_ string, kbIDs, terms []string, limit int) (string, [
 	m.WriteString(") AND text : (")
 	for i, t := range terms {
 		if i > 0 {
-			m.WriteString(" OR ")
+			m.WriteString(join)
 		}
 		m.WriteString(`"` + strings.ReplaceAll(t, `"`, `""`) + `"`)
 	}
 	m.WriteString(")")
-	return `SELECT source_id, seq, -bm25(knowledge_chunks_fts, 1.0, 0.0, 0.0, 0.0) AS score
-		FROM knowledge_chunks_fts WHERE knowledge_chunks_fts MATCH ?
-		ORDER BY score DESC, source_id, seq LIMIT ?`, []any{m.String(), limit}
+	return m.String()
 }
 
 // CallSearch finds q in the calls_search FTS5 index as one phrase of its

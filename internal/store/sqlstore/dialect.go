@@ -22,14 +22,20 @@ type Dialect interface {
 	// another transaction holds when skipLocked; "" for an engine whose single
 	// writer already serialises write transactions.
 	ForUpdate(skipLocked bool) string
-	// BestChunks is the engine's full-text search, the one query whose SQL
-	// the engines do not share: the source_id, seq and score (higher is
-	// better) of the chunks of the knowledge bases kbIDs (at least one, all
-	// the organization's: the caller checked) that match any of terms (at
-	// least one; lower-case words of letters and digits, stop words already
-	// dropped), best first, ties by source_id then seq, at most limit; with
-	// its arguments, for ? placeholders.
-	BestChunks(orgID string, kbIDs, terms []string, limit int) (query string, args []any)
+	// BestChunks is the engine's full-text search: the source_id, seq and
+	// score (higher is better) of the chunks of the knowledge bases kbIDs
+	// (at least one, all the organization's: the caller checked) that match
+	// any of terms (at least one; lower-case words of letters and digits,
+	// stop words already dropped), or with all, every one of them, best
+	// first, ties by source_id then seq, at most limit; with its arguments,
+	// for ? placeholders.
+	BestChunks(orgID string, kbIDs, terms []string, all bool, limit int) (query string, args []any)
+	// ChunkTermCount is a query of how many chunks hold term (a term as
+	// BestChunks takes them), counting no further than upTo: a measure of
+	// how rare the term is, cheap enough to ask before ranking. An engine
+	// may count the chunks of kbIDs, or of every base when that is what its
+	// index counts without reading chunks.
+	ChunkTermCount(orgID string, kbIDs []string, term string, upTo int) (query string, args []any)
 	// CallSearch is the engine's own index of a call list's q, when it has
 	// one that finds exactly the calls the list's LIKE filter for q would
 	// (ok false: the list filters with LIKE, which the engine's index may
