@@ -120,13 +120,22 @@ func (dialect) BestChunks(orgID string, kbIDs, terms []string, all bool, limit i
 		ORDER BY score DESC, c.source_id, c.seq LIMIT ?`, append(args, limit)
 }
 
-// ChunkTermCount counts the chunks of every base that hold term, from the
-// GIN index of tsv: filtering by base would read every chunk counted, and
-// how rare a word is in the whole store is a fair measure of how rare it is
-// in one base.
-func (dialect) ChunkTermCount(_ string, _ []string, term string, upTo int) (string, []any) {
-	return `SELECT count(*) FROM (SELECT 1 FROM knowledge_chunks c WHERE c.tsv @@ to_tsquery('english', ?) LIMIT ?) x`,
-		[]any{term, upTo}
+// ChunkTermCounts estimates from the statistics ANALYZE (or autovacuum)
+// keeps of tsv: the share of chunks that hold each of its most common
+// lexemes, times the table's rows. Counting in the GIN index would read a
+// chunk for each match (to see it is visible), as costly as ranking it. A
+// lexeme not among the most common, or a table not analyzed yet, counts 0:
+// rare, so a base with no statistics ranks every term.
+func (dialect) ChunkTermCounts(_ []string, terms []string, upTo int) (string, []any) {
+	return `SELECT t.i - 1, LEAST(COALESCE((s.freqs[array_position(s.elems, l.lexeme)] * s.n)::bigint, 0), ?)
+		FROM unnest(?::text[]) WITH ORDINALITY AS t (term, i)
+		CROSS JOIN LATERAL (SELECT (tsvector_to_array(to_tsvector('english', t.term)))[1] AS lexeme) l
+		LEFT JOIN (
+			SELECT st.most_common_elems::text::text[] AS elems, st.most_common_elem_freqs AS freqs, GREATEST(c.reltuples, 0) AS n
+			FROM pg_stats st JOIN pg_class c ON c.oid = to_regclass('knowledge_chunks')
+			WHERE st.schemaname = current_schema() AND st.tablename = 'knowledge_chunks' AND st.attname = 'tsv'
+		) s ON true
+		ORDER BY t.i`, []any{upTo, terms}
 }
 
 // CallSearch is not needed: the list's LIKE filter of q is what the

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -47,42 +48,50 @@ func (dialect) Sentinel(err error) error {
 // BEGIN IMMEDIATE, already holds the whole database for the transaction.
 func (dialect) ForUpdate(bool) string { return "" }
 
-// BestChunks asks the FTS5 index for chunks of the bases (their tokens in
-// the kb column) AND any (or all) of the terms in the text column, each
-// term quoted so that none is read as FTS5 syntax (AND, NEAR, a column
-// filter, a prefix *; the index's tokenizer still stems it), and ranks them
-// by bm25 with the kb column weighted 0, negated: bm25 is lower for better
-// matches. Ranking happens inside the index, over the bases' matches only;
-// source_id and seq come from the index's own columns.
-func (dialect) BestChunks(_ string, kbIDs, terms []string, all bool, limit int) (string, []any) {
+// BestChunks asks the FTS5 index for chunks holding any (or all) of the
+// terms in the text column, each term quoted so that none is read as FTS5
+// syntax (AND, NEAR, a column filter, a prefix *; the index's tokenizer
+// still stems it), keeps those of the bases' sources (source_id, the index's
+// own column), and ranks them by bm25 with only the text column weighted,
+// negated: bm25 is lower for better matches. The bases are not part of the
+// match: bm25 weighs each phrase of it by how rare it is, which it counts
+// over the phrase's every row, and a base's token is in every chunk of the
+// base.
+func (dialect) BestChunks(orgID string, kbIDs, terms []string, all bool, limit int) (string, []any) {
 	join := " OR "
 	if all {
 		join = " AND "
 	}
+	args := []any{textMatch(terms, join), orgID}
+	for _, id := range kbIDs {
+		args = append(args, id)
+	}
 	return `SELECT source_id, seq, -bm25(knowledge_chunks_fts, 1.0, 0.0, 0.0, 0.0) AS score
 		FROM knowledge_chunks_fts WHERE knowledge_chunks_fts MATCH ?
-		ORDER BY score DESC, source_id, seq LIMIT ?`, []any{chunkMatch(kbIDs, terms, join), limit}
+		AND source_id IN (SELECT id FROM knowledge_base_sources WHERE org_id = ? AND knowledge_base_id IN (` +
+		strings.TrimSuffix(strings.Repeat("?, ", len(kbIDs)), ", ") + `))
+		ORDER BY score DESC, source_id, seq LIMIT ?`, append(args, limit)
 }
 
-// ChunkTermCount counts the bases' chunks that hold term in the FTS5 index,
-// which stops at upTo.
-func (dialect) ChunkTermCount(_ string, kbIDs []string, term string, upTo int) (string, []any) {
-	return `SELECT count(*) FROM (SELECT 1 FROM knowledge_chunks_fts WHERE knowledge_chunks_fts MATCH ? LIMIT ?)`,
-		[]any{chunkMatch(kbIDs, []string{term}, " OR "), upTo}
-}
-
-// chunkMatch is the FTS5 query of the chunks of the bases kbIDs holding
-// terms, joined by join (" OR ", " AND ").
-func chunkMatch(kbIDs, terms []string, join string) string {
-	var m strings.Builder
-	m.WriteString("kb : (")
-	for i, id := range kbIDs {
-		if i > 0 {
-			m.WriteString(" OR ")
-		}
-		m.WriteString(`"k` + strings.ReplaceAll(id, "-", "") + `0"`)
+// ChunkTermCounts counts the chunks of every base that hold each term in
+// the FTS5 index, which stops at upTo: the matches BestChunks ranks before
+// it keeps the bases'.
+func (dialect) ChunkTermCounts(_ []string, terms []string, upTo int) (string, []any) {
+	parts := make([]string, len(terms))
+	args := make([]any, 0, 2*len(terms))
+	for i, term := range terms {
+		parts[i] = fmt.Sprintf(`SELECT %d, (SELECT count(*) FROM
+			(SELECT 1 FROM knowledge_chunks_fts WHERE knowledge_chunks_fts MATCH ? LIMIT ?))`, i)
+		args = append(args, textMatch([]string{term}, " OR "), upTo)
 	}
-	m.WriteString(") AND text : (")
+	return strings.Join(parts, " UNION ALL "), args
+}
+
+// textMatch is the FTS5 query of the chunks holding terms, joined by join
+// (" OR ", " AND ").
+func textMatch(terms []string, join string) string {
+	var m strings.Builder
+	m.WriteString("text : (")
 	for i, t := range terms {
 		if i > 0 {
 			m.WriteString(join)

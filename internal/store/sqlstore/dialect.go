@@ -30,12 +30,13 @@ type Dialect interface {
 	// first, ties by source_id then seq, at most limit; with its arguments,
 	// for ? placeholders.
 	BestChunks(orgID string, kbIDs, terms []string, all bool, limit int) (query string, args []any)
-	// ChunkTermCount is a query of how many chunks hold term (a term as
-	// BestChunks takes them), counting no further than upTo: a measure of
-	// how rare the term is, cheap enough to ask before ranking. An engine
-	// may count the chunks of kbIDs, or of every base when that is what its
-	// index counts without reading chunks.
-	ChunkTermCount(orgID string, kbIDs []string, term string, upTo int) (query string, args []any)
+	// ChunkTermCounts is a query of about how many chunks hold each of
+	// terms (as BestChunks takes them), one row (index in terms, count) a
+	// term, counting no further than upTo: a measure of how rare each is,
+	// cheap enough to ask before ranking. An engine may count the chunks of
+	// every base rather than those of kbIDs, or estimate from its
+	// statistics, whichever its index answers without reading chunks.
+	ChunkTermCounts(kbIDs, terms []string, upTo int) (query string, args []any)
 	// CallSearch is the engine's own index of a call list's q, when it has
 	// one that finds exactly the calls the list's LIKE filter for q would
 	// (ok false: the list filters with LIKE, which the engine's index may

@@ -154,14 +154,26 @@ func (t *tx) rankedTerms(ctx context.Context, orgID string, kbIDs, terms []strin
 		term string
 		n    int
 	}
+	q, args := t.d.ChunkTermCounts(kbIDs, terms, rankBudget+1)
+	rows, err := all(ctx, t, func(r rowScanner) (counted, error) {
+		var i, n int
+		if err := r.Scan(&i, &n); err != nil {
+			return counted{}, err
+		}
+		if i < 0 || i >= len(terms) {
+			return counted{}, fmt.Errorf("count of term %d of %d", i, len(terms))
+		}
+		return counted{terms[i], n}, nil
+	}, "search knowledge chunks", q, args...)
+	if err != nil {
+		return nil, false, "", err
+	}
 	counts := make([]counted, len(terms))
 	for i, term := range terms {
-		q, args := t.d.ChunkTermCount(orgID, kbIDs, term, rankBudget+1)
-		n, err := t.count(ctx, "search knowledge chunks", q, args...)
-		if err != nil {
-			return nil, false, "", err
-		}
-		counts[i] = counted{term, n}
+		counts[i] = counted{term, 0} // a term the engine has no count of is rare
+	}
+	for _, c := range rows {
+		counts[slices.Index(terms, c.term)] = c
 	}
 	slices.SortStableFunc(counts, func(a, b counted) int { return cmp.Compare(a.n, b.n) })
 	sum := 0
