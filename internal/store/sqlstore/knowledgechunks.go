@@ -142,7 +142,7 @@ const rankBudget = 2000
 // most about rankBudget chunks. The rarest terms are taken first, as many as
 // the budget holds by their counts: a rare word tells the chunks that answer
 // a question from those that merely share its common words, which bm25 and
-// ts_rank_cd weigh little anyway (the retrieval that asks rescores the best
+// ts_rank weigh little anyway (the retrieval that asks rescores the best
 // with every term). When even the rarest is too common, the chunks holding
 // every term are ranked. A base small enough, or a query rare enough, has
 // every term ranked as before. rarest is the rarest term.
