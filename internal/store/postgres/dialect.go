@@ -104,20 +104,28 @@ func (dialect) Sentinel(err error) error {
 // four times as much a chunk, for the same top three). The terms hold only
 // letters and digits, none of to_tsquery's operators, so the query cannot
 // be malformed. The planner picks between the GIN index of tsv and the
-// base's rows.
-func (dialect) BestChunks(orgID string, kbIDs, terms []string, all bool, limit int) (string, []any) {
+// base's rows. within bounds the ranked chunks to the first that a
+// subquery of the same match finds.
+func (dialect) BestChunks(orgID string, kbIDs, terms []string, all bool, within, limit int) (string, []any) {
 	join := " | "
 	if all {
 		join = " & "
 	}
-	args := make([]any, 0, len(kbIDs)+3)
-	args = append(args, strings.Join(terms, join), orgID)
+	tsquery := strings.Join(terms, join)
+	bases := `c.org_id = ? AND c.knowledge_base_id IN (` + strings.TrimSuffix(strings.Repeat("?, ", len(kbIDs)), ", ") + `)`
+	baseArgs := []any{orgID}
 	for _, id := range kbIDs {
-		args = append(args, id)
+		baseArgs = append(baseArgs, id)
+	}
+	args := append([]any{tsquery}, baseArgs...)
+	if within > 0 {
+		bases += ` AND (c.source_id, c.seq) IN (SELECT c.source_id, c.seq FROM knowledge_chunks c
+			WHERE c.tsv @@ to_tsquery('english', ?) AND ` + bases + ` LIMIT ?)`
+		args = append(append(append(args, tsquery), baseArgs...), within)
 	}
 	return `SELECT c.source_id, c.seq, ts_rank(c.tsv, q) AS score
 		FROM to_tsquery('english', ?) AS q JOIN knowledge_chunks c ON c.tsv @@ q
-		WHERE c.org_id = ? AND c.knowledge_base_id IN (` + strings.TrimSuffix(strings.Repeat("?, ", len(kbIDs)), ", ") + `)
+		WHERE ` + bases + `
 		ORDER BY score DESC, c.source_id, c.seq LIMIT ?`, append(args, limit)
 }
 

@@ -56,18 +56,27 @@ func (dialect) ForUpdate(bool) string { return "" }
 // negated: bm25 is lower for better matches. The bases are not part of the
 // match: bm25 weighs each phrase of it by how rare it is, which it counts
 // over the phrase's every row, and a base's token is in every chunk of the
-// base.
-func (dialect) BestChunks(orgID string, kbIDs, terms []string, all bool, limit int) (string, []any) {
+// base. within bounds the ranked chunks to a range of rowids, up to the
+// within-th that matches, which FTS5 seeks to.
+func (dialect) BestChunks(orgID string, kbIDs, terms []string, all bool, within, limit int) (string, []any) {
 	join := " OR "
 	if all {
 		join = " AND "
 	}
-	args := []any{textMatch(terms, join), orgID}
+	match := textMatch(terms, join)
+	args := []any{match}
+	bound := ""
+	if within > 0 {
+		bound = ` AND knowledge_chunks_fts.rowid <= (SELECT max(rowid) FROM
+			(SELECT rowid FROM knowledge_chunks_fts WHERE knowledge_chunks_fts MATCH ? ORDER BY rowid LIMIT ?))`
+		args = append(args, match, within)
+	}
+	args = append(args, orgID)
 	for _, id := range kbIDs {
 		args = append(args, id)
 	}
 	return `SELECT source_id, seq, -bm25(knowledge_chunks_fts, 1.0, 0.0, 0.0, 0.0) AS score
-		FROM knowledge_chunks_fts WHERE knowledge_chunks_fts MATCH ?
+		FROM knowledge_chunks_fts WHERE knowledge_chunks_fts MATCH ?` + bound + `
 		AND source_id IN (SELECT id FROM knowledge_base_sources WHERE org_id = ? AND knowledge_base_id IN (` +
 		strings.TrimSuffix(strings.Repeat("?, ", len(kbIDs)), ", ") + `))
 		ORDER BY score DESC, source_id, seq LIMIT ?`, append(args, limit)

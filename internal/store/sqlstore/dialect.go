@@ -28,8 +28,10 @@ type Dialect interface {
 	// any of terms (at least one; lower-case words of letters and digits,
 	// stop words already dropped), or with all, every one of them, best
 	// first, ties by source_id then seq, at most limit; with its arguments,
-	// for ? placeholders.
-	BestChunks(orgID string, kbIDs, terms []string, all bool, limit int) (query string, args []any)
+	// for ? placeholders. With within above zero it ranks only about the
+	// first within chunks that match (in whatever order its index keeps
+	// them): a bound on the work, not a choice of the best.
+	BestChunks(orgID string, kbIDs, terms []string, all bool, within, limit int) (query string, args []any)
 	// ChunkTermCounts is a query of about how many chunks hold each of
 	// terms (as BestChunks takes them), one row (index in terms, count) a
 	// term, counting no further than upTo: a measure of how rare each is,

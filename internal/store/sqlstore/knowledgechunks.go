@@ -98,10 +98,11 @@ func (t *tx) SearchKnowledgeChunks(ctx context.Context, orgID string, kbIDs []st
 		if err != nil {
 			return nil, err
 		}
-		found, err := t.bestChunks(ctx, orgID, batch, ranked, every, limit)
+		found, err := t.bestChunks(ctx, orgID, batch, ranked, every, 0, limit)
 		if err == nil && every && len(found) == 0 {
-			// No chunk holds every common word: those holding the rarest.
-			found, err = t.bestChunks(ctx, orgID, batch, []string{rarest}, false, limit)
+			// No chunk holds every common word: some of those holding the
+			// rarest, as many as the budget.
+			found, err = t.bestChunks(ctx, orgID, batch, []string{rarest}, false, rankBudget, limit)
 		}
 		if err != nil {
 			return nil, err
@@ -118,8 +119,8 @@ func (t *tx) SearchKnowledgeChunks(ctx context.Context, orgID string, kbIDs []st
 }
 
 // bestChunks runs the engine's BestChunks and reads the chunks it picks.
-func (t *tx) bestChunks(ctx context.Context, orgID string, kbIDs, terms []string, every bool, limit int) ([]store.ChunkHit, error) {
-	best, args := t.d.BestChunks(orgID, kbIDs, terms, every, limit)
+func (t *tx) bestChunks(ctx context.Context, orgID string, kbIDs, terms []string, every bool, within, limit int) ([]store.ChunkHit, error) {
+	best, args := t.d.BestChunks(orgID, kbIDs, terms, every, within, limit)
 	// The best are picked by their keys alone; only they are read whole and
 	// named, not every match.
 	return all(ctx, t, scanChunkHit, "search knowledge chunks",
@@ -145,7 +146,8 @@ const rankBudget = 1000
 // ts_rank weigh little anyway (the retrieval that asks rescores the best
 // with every term). When even the rarest is too common, the chunks holding
 // every term are ranked. A base small enough, or a query rare enough, has
-// every term ranked as before. rarest is the rarest term.
+// every term ranked as before. rarest is the rarest term: when no chunk
+// holds every term, the search ranks a budget's worth of those holding it.
 func (t *tx) rankedTerms(ctx context.Context, orgID string, kbIDs, terms []string) (ranked []string, every bool, rarest string, err error) {
 	if len(terms) < 2 {
 		return terms, false, terms[0], nil
