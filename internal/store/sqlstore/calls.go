@@ -378,7 +378,8 @@ func (t *tx) ListCalls(ctx context.Context, orgID string, f store.CallFilter) ([
 		// triggers, is the total, and no call has to be counted.
 		l.total = `SELECT COALESCE((SELECT calls FROM call_counts WHERE org_id = ?), 0)`
 	case f.Query != "" && f.CreatedFrom.IsZero():
-		// Counting a q filter reads every call the other filters let
+		// Counting a q filter that no search index answers (on SQLite, a q
+		// shorter than a trigram) reads every call the other filters let
 		// through. A bound on created_at that every call meets makes SQLite
 		// read them through an index in created_at order, about the order
 		// they are stored in, rather than through whichever index on org_id
