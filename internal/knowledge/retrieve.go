@@ -81,7 +81,7 @@ func (s *Service) Query(ctx context.Context, orgID, kbID string, in QueryInput) 
 // crudely stemmed) that the chunk contains, each word weighted by its
 // rarity among the candidates the store's full-text index found
 // (idf = ln(1 + N/df)): 1 means every content word is there. The store's
-// own ranking (bm25, ts_rank_cd) picks the candidates and breaks ties. With
+// own ranking (bm25, ts_rank) picks the candidates and breaks ties. With
 // an embedder, chunks are also ranked by the cosine similarity of their
 // vectors to the query's; the two rankings are fused by reciprocal rank
 // (1/(60+rank) summed) and a chunk's score is the better of its full-text

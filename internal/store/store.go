@@ -162,7 +162,7 @@ type KnowledgeBases interface {
 	// idempotent: the old ones go).
 	ReplaceKnowledgeChunks(ctx context.Context, orgID, kbID, sourceID string, chunks []model.KnowledgeChunk) error
 	// SearchKnowledgeChunks ranks the chunks of the bases by full-text
-	// relevance to query (SQLite FTS5 bm25, PostgreSQL ts_rank_cd), best
+	// relevance to query (SQLite FTS5 bm25, PostgreSQL ts_rank), best
 	// first, at most limit. Hits carry the store's raw score (higher is
 	// better); chunks that match no query term are not returned.
 	SearchKnowledgeChunks(ctx context.Context, orgID string, kbIDs []string, query string, limit int) ([]ChunkHit, error)

@@ -377,15 +377,6 @@ func (t *tx) ListCalls(ctx context.Context, orgID string, f store.CallFilter) ([
 		where += " AND c.created_at <= ?"
 		args = append(args, t.time(f.CreatedTo))
 	}
-	if f.Query != "" {
-		var terms []string
-		pattern := "%" + escapeLike(f.Query) + "%"
-		for _, col := range []string{"c.from_number", "c.to_number", "c.agent_name", "c.summary"} {
-			terms = append(terms, "lower("+col+`) LIKE lower(?) ESCAPE '\'`)
-			args = append(args, pattern)
-		}
-		where += " AND (" + strings.Join(terms, " OR ") + ")"
-	}
 	sel := fullCall
 	if f.Minimal {
 		sel = minimalCall
@@ -398,13 +389,27 @@ func (t *tx) ListCalls(ctx context.Context, orgID string, f store.CallFilter) ([
 		order:   callOrder(f.SortBy, f.SortDir),
 		page:    f.Page,
 	}
+	if f.Query != "" {
+		if ids, count, sargs, ok := t.d.CallSearch(orgID, f.Query); ok {
+			return t.searchCalls(ctx, orgID, f.Query, l, callSearch{ids, count, sargs}, where != unfiltered, sel.scan)
+		}
+		if stmt := t.d.CustomPlans(); stmt != "" {
+			if _, err := t.exec(ctx, stmt); err != nil {
+				return nil, 0, t.fail(err, "list calls")
+			}
+		}
+		like, largs := queryFilter(f.Query)
+		l.where += like
+		l.args = append(l.args, largs...)
+	}
 	switch {
-	case where == unfiltered:
+	case where == unfiltered && f.Query == "":
 		// No filter: the organization's count, kept by the schema's
 		// triggers, is the total, and no call has to be counted.
 		l.total = `SELECT COALESCE((SELECT calls FROM call_counts WHERE org_id = ?), 0)`
 	case f.Query != "" && f.CreatedFrom.IsZero():
-		// Counting a q filter reads every call the other filters let
+		// Counting a q filter that no search index answers (on SQLite, a q
+		// shorter than a trigram) reads every call the other filters let
 		// through. A bound on created_at that every call meets makes SQLite
 		// read them through an index in created_at order, about the order
 		// they are stored in, rather than through whichever index on org_id
@@ -412,8 +417,8 @@ func (t *tx) ListCalls(ctx context.Context, orgID string, f store.CallFilter) ([
 		// table (seconds instead of one pass, for a million calls).
 		// PostgreSQL's statistics see through the bound. The page itself is
 		// left alone, to be read in the order of its sort key.
-		l.total = "SELECT count(*) FROM calls c WHERE " + where + " AND c.created_at >= ?"
-		l.totalArgs = append(args[:len(args):len(args)], t.d.Time(time.Time{}))
+		l.total = "SELECT count(*) FROM calls c WHERE " + l.where + " AND c.created_at >= ?"
+		l.totalArgs = append(l.args[:len(l.args):len(l.args)], t.d.Time(time.Time{}))
 	}
 	return list(ctx, t, l, sel.scan, "list calls")
 }

@@ -94,16 +94,16 @@ func (t *tx) SearchKnowledgeChunks(ctx context.Context, orgID string, kbIDs []st
 	for ; len(bases) > 0; batches++ {
 		batch := bases[:min(batchSize, len(bases))]
 		bases = bases[len(batch):]
-		best, args := t.d.BestChunks(orgID, batch, terms, limit)
-		// The best are picked by their keys alone; only they are read
-		// whole and named, not every match.
-		found, err := all(ctx, t, scanChunkHit, "search knowledge chunks",
-			`SELECT h.source_id, h.seq, c.text, c.knowledge_base_id, s.display_name, h.score
-			FROM (`+best+`) h
-			JOIN knowledge_chunks c ON c.source_id = h.source_id AND c.seq = h.seq
-			JOIN knowledge_base_sources s ON s.id = c.source_id
-			WHERE c.org_id = ?
-			ORDER BY h.score DESC, h.source_id, h.seq`, append(args, orgID)...)
+		ranked, every, rarest, err := t.rankedTerms(ctx, orgID, batch, terms)
+		if err != nil {
+			return nil, err
+		}
+		found, err := t.bestChunks(ctx, orgID, batch, ranked, every, 0, limit)
+		if err == nil && every && len(found) == 0 {
+			// No chunk holds every common word: some of those holding the
+			// rarest, as many as the budget.
+			found, err = t.bestChunks(ctx, orgID, batch, []string{rarest}, false, rankBudget, limit)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -116,6 +116,80 @@ func (t *tx) SearchKnowledgeChunks(ctx context.Context, orgID string, kbIDs []st
 		out = out[:min(limit, len(out))]
 	}
 	return out, nil
+}
+
+// bestChunks runs the engine's BestChunks and reads the chunks it picks.
+func (t *tx) bestChunks(ctx context.Context, orgID string, kbIDs, terms []string, every bool, within, limit int) ([]store.ChunkHit, error) {
+	best, args := t.d.BestChunks(orgID, kbIDs, terms, every, within, limit)
+	// The best are picked by their keys alone; only they are read whole and
+	// named, not every match.
+	return all(ctx, t, scanChunkHit, "search knowledge chunks",
+		`SELECT h.source_id, h.seq, c.text, c.knowledge_base_id, s.display_name, h.score
+		FROM (`+best+`) h
+		JOIN knowledge_chunks c ON c.source_id = h.source_id AND c.seq = h.seq
+		JOIN knowledge_base_sources s ON s.id = c.source_id
+		WHERE c.org_id = ?
+		ORDER BY h.score DESC, h.source_id, h.seq`, append(args, orgID)...)
+}
+
+// rankBudget bounds how many chunks one search ranks, whatever the base's
+// size: ranking costs microseconds a chunk, and a word common in the base
+// (in a fifth of the chunks, for the commonest of a large one) would
+// otherwise have every chunk holding it ranked.
+const rankBudget = 1000
+
+// rankedTerms is which of terms a search of the bases kbIDs matches chunks
+// by (every: chunks holding every one of them, else any), so that it ranks at
+// most about rankBudget chunks. The rarest terms are taken first, as many as
+// the budget holds by their counts: a rare word tells the chunks that answer
+// a question from those that merely share its common words, which bm25 and
+// ts_rank weigh little anyway (the retrieval that asks rescores the best
+// with every term). When even the rarest is too common, the chunks holding
+// every term are ranked. A base small enough, or a query rare enough, has
+// every term ranked as before. rarest is the rarest term: when no chunk
+// holds every term, the search ranks a budget's worth of those holding it.
+func (t *tx) rankedTerms(ctx context.Context, orgID string, kbIDs, terms []string) (ranked []string, every bool, rarest string, err error) {
+	if len(terms) < 2 {
+		return terms, false, terms[0], nil
+	}
+	type counted struct {
+		term string
+		n    int
+	}
+	q, args := t.d.ChunkTermCounts(kbIDs, terms, rankBudget+1)
+	rows, err := all(ctx, t, func(r rowScanner) (counted, error) {
+		var i, n int
+		if err := r.Scan(&i, &n); err != nil {
+			return counted{}, err
+		}
+		if i < 0 || i >= len(terms) {
+			return counted{}, fmt.Errorf("count of term %d of %d", i, len(terms))
+		}
+		return counted{terms[i], n}, nil
+	}, "search knowledge chunks", q, args...)
+	if err != nil {
+		return nil, false, "", err
+	}
+	counts := make([]counted, len(terms))
+	for i, term := range terms {
+		counts[i] = counted{term, 0} // a term the engine has no count of is rare
+	}
+	for _, c := range rows {
+		counts[slices.Index(terms, c.term)] = c
+	}
+	slices.SortStableFunc(counts, func(a, b counted) int { return cmp.Compare(a.n, b.n) })
+	sum := 0
+	for _, c := range counts {
+		if sum+c.n > rankBudget {
+			break
+		}
+		sum += c.n
+		ranked = append(ranked, c.term)
+	}
+	if len(ranked) == 0 {
+		return terms, true, counts[0].term, nil
+	}
+	return ranked, false, counts[0].term, nil
 }
 
 func scanString(r rowScanner) (string, error) {

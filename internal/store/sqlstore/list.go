@@ -35,19 +35,13 @@ type listing struct {
 	// or args when nil) instead of counting the rows of from and where.
 	total     string
 	totalArgs []any
+	// counted, when set, is the total, already counted.
+	counted *int
 }
 
 // list runs l: the total count ignores paging; a page past the end is empty.
 func list[T any](ctx context.Context, t *tx, l listing, scan func(rowScanner) (T, error), what string) ([]T, int, error) {
-	count := l.total
-	if count == "" {
-		count = "SELECT count(*) FROM " + l.from + " WHERE " + l.where
-	}
-	countArgs := l.totalArgs
-	if countArgs == nil {
-		countArgs = l.args
-	}
-	total, err := t.count(ctx, what, count, countArgs...)
+	total, err := l.count(ctx, t, what)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -69,6 +63,22 @@ func list[T any](ctx context.Context, t *tx, l listing, scan func(rowScanner) (T
 		return nil, 0, err
 	}
 	return rows, total, nil
+}
+
+// count is how many rows l has in all, pages aside.
+func (l listing) count(ctx context.Context, t *tx, what string) (int, error) {
+	if l.counted != nil {
+		return *l.counted, nil
+	}
+	count := l.total
+	if count == "" {
+		count = "SELECT count(*) FROM " + l.from + " WHERE " + l.where
+	}
+	countArgs := l.totalArgs
+	if countArgs == nil {
+		countArgs = l.args
+	}
+	return t.count(ctx, what, count, countArgs...)
 }
 
 // batchSize bounds an IN list: far below both engines' parameter limits,

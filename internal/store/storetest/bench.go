@@ -193,7 +193,15 @@ func BenchListCalls(b *testing.B, st store.Store, load CallLoader) {
 		{"ToNumberPage", first(store.CallFilter{Page: pageOf(1), ToNumber: g.firstTo})},
 		{"EndedAtDescPage", first(store.CallFilter{Page: pageOf(1), SortBy: store.CallSortEndedAt})},
 		{"EndedAtAscPage", first(store.CallFilter{Page: store.Page{Number: 1, Size: 25, SortDir: store.Asc}, SortBy: store.CallSortEndedAt})},
-		{"QueryPage", first(store.CallFilter{Page: pageOf(1), Query: "refund"})},
+		// q: a common word (a third of the calls), a rare one (one call in
+		// ten thousand), a number fragment, an agent's name (a twentieth),
+		// and a query too short for a trigram.
+		{"QueryCommonPage", first(store.CallFilter{Page: pageOf(1), Query: "refund"})},
+		{"QueryRarePage", first(store.CallFilter{Page: pageOf(1), Query: "warranty"})},
+		{"QueryNumberPage", first(store.CallFilter{Page: pageOf(1), Query: g.firstTo[len(g.firstTo)-5:]})},
+		{"QueryAgentPage", first(store.CallFilter{Page: pageOf(1), Query: "agent 7"})},
+		{"QueryRareStatusPage", first(store.CallFilter{Page: pageOf(1), Query: "warranty", Statuses: []string{model.CallCompleted}})},
+		{"QueryShortPage", first(store.CallFilter{Page: pageOf(1), Query: "7"})},
 		{"CountLiveCalls", func(tx store.Tx) error {
 			n, err := tx.CountLiveCalls(ctx, org.ID)
 			if err == nil && n != g.live {
@@ -298,6 +306,9 @@ func (g *callGen) next() model.Call {
 		c.HangupCause = ptr("USER_ENDED")
 		c.RecordingURL = ptr("https://parley.example.com/v1/recordings/" + c.ID + ".wav")
 		c.Summary = ptr([]string{"Confirmed the order.", "Customer asked for a refund.", "Rescheduled delivery."}[g.rng.IntN(3)])
+		if g.i%10_000 == 7 {
+			c.Summary = ptr("Customer asked about the warranty.")
+		}
 		c.Transcript = []map[string]any{
 			{"at": 0.4, "seq": 1.0, "role": "assistant", "text": "Hi, this is ACME calling about your order.", "type": "message", "turnId": "t1", "isFinal": true},
 			{"at": 3.1, "seq": 2.0, "role": "user", "text": "Yes, go ahead.", "type": "message", "turnId": "t2", "isFinal": true, "language": "en"},

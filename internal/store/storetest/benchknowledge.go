@@ -106,8 +106,9 @@ func BenchSearchKnowledgeChunks(b *testing.B, st store.Store, settle func(ctx co
 		queries[i] = gen.query()
 	}
 	kbIDs := []string{kb.ID}
-	// How much of the base a query matches is what a search costs: report
-	// it for a sample of the queries.
+	// How much of the base a query ranks is what a search costs (the store
+	// bounds it): report it for a sample of the queries, as the share of
+	// the base that a search asking for every chunk returns.
 	matched := make([]float64, 16)
 	for i := range matched {
 		if err := st.View(ctx, func(tx store.Tx) error {
@@ -119,7 +120,7 @@ func BenchSearchKnowledgeChunks(b *testing.B, st store.Store, settle func(ctx co
 		}
 	}
 	slices.Sort(matched)
-	b.Logf("%s: a query matches %.1f%% of the chunks (median of %d; from %.1f%% to %.1f%%), e.g. %q",
+	b.Logf("%s: a query ranks %.1f%% of the chunks (median of %d; from %.1f%% to %.1f%%), e.g. %q",
 		st.Engine(), 100*matched[len(matched)/2], len(matched), 100*matched[0], 100*matched[len(matched)-1], queries[0])
 	lat := make([]time.Duration, 0, 1024)
 	hits, i := 0, 0

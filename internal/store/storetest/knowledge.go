@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -238,6 +239,35 @@ var knowledgeSearchTests = []test{
 		}
 		if slices.Contains(got, "Opening hours are nine to five on weekdays.") {
 			t.Fatalf("hits = %q: the opening hours match no word", got)
+		}
+	}},
+	{"CommonWords", func(t *testing.T, b *bundle) {
+		// Words in more chunks than a search ranks: a rare word still finds
+		// its chunk first, and words no chunk holds together still find
+		// chunks holding one of them, of the base asked about only.
+		kb := newKnowledgeBase(t, b, b.org.ID)
+		s := newKnowledgeSource(t, b, b.org.ID, kb.ID)
+		var chunks []string
+		for i := range 2400 {
+			chunks = append(chunks, fmt.Sprintf("%s line %d.", []string{"Alpha", "Bravo"}[i%2], i))
+		}
+		chunks = append(chunks, "Zulu and alpha together.")
+		replaceChunks(t, b, b.org.ID, kb.ID, s.ID, chunks...)
+		otherKB := newKnowledgeBase(t, b, b.other.ID)
+		o := newKnowledgeSource(t, b, b.other.ID, otherKB.ID)
+		replaceChunks(t, b, b.other.ID, otherKB.ID, o.ID, "Alpha bravo zulu, another organization's.")
+		got := texts(search(t, b, b.org.ID, []string{kb.ID}, "zulu alpha bravo", 3))
+		if len(got) == 0 || got[0] != "Zulu and alpha together." {
+			t.Fatalf("hits = %q: want the one chunk with zulu first", got)
+		}
+		got = texts(search(t, b, b.org.ID, []string{kb.ID}, "alpha bravo", 5))
+		if len(got) != 5 {
+			t.Fatalf("hits = %q: want 5", got)
+		}
+		for _, text := range got {
+			if !strings.HasPrefix(text, "Alpha line") && !strings.HasPrefix(text, "Bravo line") && !strings.HasPrefix(text, "Zulu and alpha") {
+				t.Fatalf("hits = %q: %q is not the base's, or holds neither word", got, text)
+			}
 		}
 	}},
 	{"Stemming", func(t *testing.T, b *bundle) {

@@ -41,6 +41,7 @@ func Run(t *testing.T, open Opener) {
 		{"KnowledgeSearch", knowledgeSearchTests},
 		{"Calls", callTests},
 		{"CallList", callListTests},
+		{"CallSearch", callSearchTests},
 		{"CallWriters", callWriterTests},
 		{"Messages", messageTests},
 		{"Cascades", cascadeTests},
