@@ -103,6 +103,7 @@ func dsn(path string, readOnly bool) string {
 	q.Add("_pragma", "busy_timeout(10000)")
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", "mmap_size(268435456)")
 	if readOnly {
 		q.Add("_pragma", "query_only(1)")
 	} else {

@@ -136,7 +136,7 @@ func (t *tx) bestChunks(ctx context.Context, orgID string, kbIDs, terms []string
 // size: ranking costs microseconds a chunk, and a word common in the base
 // (in a fifth of the chunks, for the commonest of a large one) would
 // otherwise have every chunk holding it ranked.
-const rankBudget = 1000
+const rankBudget = 400
 
 // rankedTerms is which of terms a search of the bases kbIDs matches chunks
 // by (every: chunks holding every one of them, else any), so that it ranks at
