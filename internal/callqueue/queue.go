@@ -112,21 +112,14 @@ func (q *Queue) Place(ctx context.Context, c *model.Call, skipQueue bool) error 
 	c.Status, c.CreatedAt, c.UpdatedAt = model.CallQueued, now, now
 	admitted := false
 	err := q.o.Store.Update(ctx, func(tx store.Tx) error {
-		free, err := lineFree(ctx, tx, c.OrgID)
+		free, queued, err := lineFree(ctx, tx, c.OrgID)
 		if err != nil {
 			return err
 		}
 		if skipQueue && !free {
 			return ErrConcurrencyLimit
 		}
-		admitted = free
-		if admitted && !skipQueue {
-			ahead, err := tx.OldestQueuedCalls(ctx, c.OrgID, 1)
-			if err != nil {
-				return err
-			}
-			admitted = len(ahead) == 0
-		}
+		admitted = free && (skipQueue || !queued)
 		if admitted {
 			if err := q.admit(c, now); err != nil {
 				return err
@@ -168,7 +161,7 @@ func (q *Queue) Answer(ctx context.Context, c *model.Call, connect Connect) erro
 	c.Status, c.CreatedAt, c.UpdatedAt = model.CallQueued, now, now
 	full := false
 	err := q.o.Store.Update(ctx, func(tx store.Tx) error {
-		free, err := lineFree(ctx, tx, c.OrgID)
+		free, _, err := lineFree(ctx, tx, c.OrgID)
 		if err != nil {
 			return err
 		}
@@ -232,17 +225,18 @@ func (q *Queue) awaitRecovery(ctx context.Context) error {
 }
 
 // lineFree locks the organization (held until tx ends, so the decision and
-// the write that follows are one) and says whether it has a line free.
-func lineFree(ctx context.Context, tx store.Tx, orgID string) (bool, error) {
+// the write that follows are one) and says whether it has a line free and
+// whether calls wait in its queue.
+func lineFree(ctx context.Context, tx store.Tx, orgID string) (free, queued bool, err error) {
 	org, err := tx.LockOrg(ctx, orgID)
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
-	live, err := tx.CountLiveCalls(ctx, orgID)
+	lines, err := tx.CountLines(ctx, orgID)
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
-	return live < org.ConcurrencyLimit, nil
+	return lines.Live < org.ConcurrencyLimit, lines.Queued, nil
 }
 
 // admit moves a queued call to INITIATED under this server's lease.

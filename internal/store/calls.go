@@ -41,8 +41,14 @@ type Calls interface {
 	// single writer already serialises every write transaction). It returns
 	// the organization as locked.
 	LockOrg(ctx context.Context, orgID string) (model.Organization, error)
-	// CountLiveCalls counts the organization's calls that hold a line.
+	// CountLiveCalls says how many of the organization's calls hold a
+	// line: one row, kept by the schema in the transaction of every status
+	// change, not a count of the calls.
 	CountLiveCalls(ctx context.Context, orgID string) (int, error)
+	// CountLines says how many of the organization's calls hold a line and
+	// whether any waits in the queue, in one query. After LockOrg in the
+	// same write transaction it is exact until the transaction ends.
+	CountLines(ctx context.Context, orgID string) (Lines, error)
 	// OldestQueuedCalls returns up to n of the organization's QUEUED calls,
 	// oldest first (created_at, then id): the FIFO order of the queue.
 	OldestQueuedCalls(ctx context.Context, orgID string, n int) ([]model.Call, error)
@@ -59,6 +65,13 @@ type Calls interface {
 	// PendingPostCallWebhooks returns ended calls that have a
 	// PostCallWebhookURL and no PostCallWebhookStatus, oldest first, at most n.
 	PendingPostCallWebhooks(ctx context.Context, n int) ([]model.Call, error)
+}
+
+// Lines is what an admission decision needs to know about an
+// organization's calls besides its limit.
+type Lines struct {
+	Live   int  // calls that hold a line
+	Queued bool // some call waits in the queue
 }
 
 // Call list sort keys.

@@ -427,12 +427,33 @@ func (t *tx) LockOrg(ctx context.Context, orgID string) (model.Organization, err
 		`SELECT `+orgColumns+` FROM organizations WHERE id = ?`+t.forUpdate(false), orgID)
 }
 
+// CountLiveCalls reads the organization's live count, which the schema's
+// triggers keep (migration 00009) as calls enter and leave the live
+// statuses.
 func (t *tx) CountLiveCalls(ctx context.Context, orgID string) (int, error) {
 	if !uuids(orgID) {
 		return 0, nil
 	}
 	return t.count(ctx, "count live calls",
-		`SELECT count(*) FROM calls c WHERE c.org_id = ? AND c.status IN `+liveStatuses, orgID)
+		`SELECT COALESCE((SELECT live FROM call_counts WHERE org_id = ?), 0)`, orgID)
+}
+
+// CountLines reads the live count and probes the calls_queued index for one
+// queued call. On PostgreSQL it must be its own statement after LockOrg's:
+// a statement that waited for the organization's lock would read with the
+// snapshot it started with, before the previous holder's admission.
+func (t *tx) CountLines(ctx context.Context, orgID string) (store.Lines, error) {
+	var l store.Lines
+	if !uuids(orgID) {
+		return l, nil
+	}
+	err := t.queryRow(ctx, `SELECT COALESCE((SELECT live FROM call_counts WHERE org_id = ?), 0),
+		EXISTS (SELECT 1 FROM calls c WHERE c.org_id = ? AND c.status = '`+model.CallQueued+`')`, orgID, orgID).
+		Scan(&l.Live, &l.Queued)
+	if err != nil {
+		return l, t.fail(err, "count lines of organization %s", orgID)
+	}
+	return l, nil
 }
 
 // OldestQueuedCalls returns the head of the organization's queue. In a write

@@ -42,6 +42,7 @@ func Run(t *testing.T, open Opener) {
 		{"Calls", callTests},
 		{"CallList", callListTests},
 		{"CallWriters", callWriterTests},
+		{"LiveCount", liveCountTests},
 		{"Messages", messageTests},
 		{"Cascades", cascadeTests},
 		{"Transactions", transactionTests},
