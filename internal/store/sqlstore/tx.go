@@ -15,20 +15,33 @@ type tx struct {
 	d  Dialect
 	// write is true in Update: only there may a query lock rows.
 	write bool
+	// detached runs queries without their caller's cancellation (a group
+	// commit's members: see committer).
+	detached bool
 }
 
 var _ store.Tx = (*tx)(nil)
 
 func (t *tx) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	ctx = t.detach(ctx)
 	return t.tx.ExecContext(ctx, t.d.Rebind(query), args...)
 }
 
 func (t *tx) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	ctx = t.detach(ctx)
 	return t.tx.QueryContext(ctx, t.d.Rebind(query), args...)
 }
 
 func (t *tx) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	ctx = t.detach(ctx)
 	return t.tx.QueryRowContext(ctx, t.d.Rebind(query), args...)
+}
+
+func (t *tx) detach(ctx context.Context) context.Context {
+	if t.detached {
+		return context.WithoutCancel(ctx)
+	}
+	return ctx
 }
 
 // fail wraps err with what was being done, naming the sentinel it stands for:
