@@ -33,6 +33,7 @@ var errClosed = errors.New("store closed")
 type committer struct {
 	db      *sql.DB
 	d       Dialect
+	stmts   *stmtCache
 	reqs    chan *commitRequest // unbuffered: a request sent is a request answered
 	stop    chan struct{}       // closed by close, once
 	stopped chan struct{}       // closed by run when it returns
@@ -49,7 +50,7 @@ type commitRequest struct {
 }
 
 func newCommitter(db *sql.DB, d Dialect) *committer {
-	c := &committer{db: db, d: d, reqs: make(chan *commitRequest), stop: make(chan struct{}), stopped: make(chan struct{})}
+	c := &committer{db: db, d: d, stmts: newStmtCache(db), reqs: make(chan *commitRequest), stop: make(chan struct{}), stopped: make(chan struct{})}
 	go c.run()
 	return c
 }
@@ -82,6 +83,7 @@ func (c *committer) close() {
 
 func (c *committer) run() {
 	defer close(c.stopped)
+	defer c.stmts.close()
 	group := make([]*commitRequest, 0, maxGroup)
 	for {
 		select {
@@ -103,6 +105,7 @@ func (c *committer) run() {
 		for _, r := range group {
 			close(r.done)
 		}
+		c.stmts.prepare(context.Background())
 	}
 }
 
@@ -125,7 +128,7 @@ func (c *committer) commit(group []*commitRequest) {
 		}
 		return
 	}
-	t := &tx{tx: sqlTx, d: c.d, write: true, detached: true}
+	t := &tx{tx: sqlTx, d: c.d, write: true, detached: true, stmts: c.stmts}
 	// One member needs no savepoint: its failure rolls back the transaction.
 	alone := len(live) == 1
 	var broken error // the transaction can no longer be committed
