@@ -39,7 +39,9 @@ type Options struct {
 	// LeaseTTL is how long a lease lasts without renewal (default 30s).
 	LeaseTTL time.Duration
 	// Poll is how often queued calls are looked for when nothing woke the
-	// dispatcher (other servers' calls ending; default 1s).
+	// dispatcher (default 1s). Calls ending here wake it; on PostgreSQL,
+	// calls ending on other servers wake it through LISTEN/NOTIFY
+	// (store.Store.WatchLines), and Poll is the fallback.
 	Poll time.Duration
 	// Drain is how long live calls may go on after shutdown starts before
 	// they are hung up (default 30s).
@@ -284,6 +286,11 @@ func (q *Queue) Run(ctx context.Context) error {
 	loops.Add(1)
 	go func() {
 		defer loops.Done()
+		q.watchLines(ctx)
+	}()
+	loops.Add(1)
+	go func() {
+		defer loops.Done()
 		t := time.NewTicker(q.o.Poll)
 		defer t.Stop()
 		for {
@@ -300,6 +307,26 @@ func (q *Queue) Run(ctx context.Context) error {
 	loops.Wait()
 	q.shutdown()
 	return nil
+}
+
+// watchLines wakes the dispatcher whenever the store hears that another
+// server (or this one) freed a line of an organization with queued calls,
+// until ctx ends; a failed watch is started again after Poll. A store only
+// this server uses has nothing to hear: its calls end here, and wake the
+// dispatcher themselves.
+func (q *Queue) watchLines(ctx context.Context) {
+	for {
+		err := q.o.Store.WatchLines(ctx, q.Wake)
+		if err == nil || errors.Is(err, errors.ErrUnsupported) || ctx.Err() != nil {
+			return
+		}
+		q.logErr(ctx, "watch for freed lines", err)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(q.o.Poll):
+		}
+	}
 }
 
 // shutdown lets live calls finish for up to Drain, then hangs them up. Leases

@@ -22,6 +22,9 @@ type Config struct {
 	// Cleanup runs after both pools are closed (a temporary database's
 	// directory is removed there).
 	Cleanup func() error
+	// Watch listens for freed lines (store.Store.WatchLines); nil for an
+	// engine only one server uses.
+	Watch func(ctx context.Context, wake func()) error
 	// GroupCommit commits concurrent Updates together (see committer): for
 	// a single-writer engine, where they would otherwise queue for the one
 	// connection and commit one by one.
@@ -102,6 +105,14 @@ func (s *Store) Ping(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// WatchLines runs the engine's watch for freed lines.
+func (s *Store) WatchLines(ctx context.Context, wake func()) error {
+	if s.cfg.Watch == nil {
+		return errors.ErrUnsupported
+	}
+	return s.cfg.Watch(ctx, wake)
 }
 
 // Migrate applies the schema migrations not yet applied.
