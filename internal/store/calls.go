@@ -27,6 +27,11 @@ type Calls interface {
 	// row held: GetCallForUpdate, or a listing that locks its rows
 	// (OldestQueuedCalls, ExpiredLiveCalls).
 	UpdateCall(ctx context.Context, c *model.Call) error
+	// ChangeCall writes the fields in which after differs from before, the
+	// call as read in the same transaction with its row held
+	// (GetCallForUpdate); before must not share maps with after. Writing
+	// only what changed spares the indexes on the columns that did not.
+	ChangeCall(ctx context.Context, before, after *model.Call) error
 	// SetPostCallWebhookStatus records how the post-call webhook went, and
 	// writes nothing else (not even updatedAt: a delivery is bookkeeping,
 	// not a change to the call).

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"testing"
@@ -105,6 +106,41 @@ var liveCountTests = []test{
 			})
 			wantEqual(t, counted, kept)
 		}
+	}},
+}
+
+// changeCallTests check ChangeCall, the lifecycle's write of what changed.
+var changeCallTests = []test{
+	{"WritesWhatChanged", func(t *testing.T, b *bundle) {
+		trunk := newSIPTrunk(t, b, b.org.ID)
+		c := fullCall(b.org.ID, model.NewID(), trunk.ID)
+		c.Status, c.EndedAt, c.DurationSeconds, c.HangupCause = model.CallRinging, nil, nil, nil
+		b.update(t, func(tx store.Tx) error { return tx.CreateCall(b.ctx, &c) })
+		var want model.Call
+		b.update(t, func(tx store.Tx) error {
+			cur, err := tx.GetCallForUpdate(b.ctx, c.OrgID, c.ID)
+			if err != nil {
+				return err
+			}
+			before := cur
+			before.Variables, before.Metrics = maps.Clone(cur.Variables), maps.Clone(cur.Metrics)
+			end, d, cause := at(9), 42, "USER_ENDED"
+			cur.Status, cur.EndedAt, cur.DurationSeconds, cur.HangupCause = model.CallCompleted, &end, &d, &cause
+			cur.Variables["added"] = "yes" // changed in place, as call.Apply does
+			cur.LeaseOwner, cur.LeaseExpiresAt, cur.UpdatedAt = nil, nil, at(9)
+			want = cur
+			return tx.ChangeCall(b.ctx, &before, &cur)
+		})
+		wantEqual(t, want, getCall(t, b, c.OrgID, c.ID))
+		wantEqual(t, 0, read(t, b, func(tx store.Tx) (int, error) { return tx.CountLiveCalls(b.ctx, b.org.ID) }))
+		// Nothing changed: nothing written, not even to a call that is gone.
+		b.update(t, func(tx store.Tx) error { return tx.ChangeCall(b.ctx, &want, &want) })
+		gone := want
+		gone.ID = model.NewID()
+		changed := gone
+		changed.Status = model.CallFailed
+		err := b.st.Update(b.ctx, func(tx store.Tx) error { return tx.ChangeCall(b.ctx, &gone, &changed) })
+		wantIs(t, err, store.ErrNotFound)
 	}},
 }
 

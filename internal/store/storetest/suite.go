@@ -43,6 +43,7 @@ func Run(t *testing.T, open Opener) {
 		{"CallList", callListTests},
 		{"CallWriters", callWriterTests},
 		{"LiveCount", liveCountTests},
+		{"ChangeCall", changeCallTests},
 		{"Messages", messageTests},
 		{"Cascades", cascadeTests},
 		{"Transactions", transactionTests},
