@@ -66,6 +66,10 @@ type Calls interface {
 	// ExpiredLiveCalls returns live calls whose lease expired before now, or,
 	// when owner is not empty, every live call owned by owner (a node that
 	// restarts reclaims its own calls at once). Across organizations, at most n.
+	// A transaction that ends calls of several organizations must end them
+	// one organization after another, in the order of their ids: ending a
+	// call writes its organization's live count, a row two such
+	// transactions would otherwise lock in opposite orders.
 	ExpiredLiveCalls(ctx context.Context, owner string, now time.Time, n int) ([]model.Call, error)
 	// PendingPostCallWebhooks returns ended calls that have a
 	// PostCallWebhookURL and no PostCallWebhookStatus, oldest first, at most n.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -81,6 +82,8 @@ var liveCountTests = []test{
 					if err != nil {
 						return err
 					}
+					// In organization order, as ExpiredLiveCalls asks.
+					slices.SortStableFunc(lost, func(a, b model.Call) int { return strings.Compare(a.OrgID, b.OrgID) })
 					for _, c := range lost {
 						c.Status = model.CallFailed
 						if err := tx.UpdateCall(b.ctx, &c); err != nil {
