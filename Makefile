@@ -39,6 +39,7 @@ bench: deps ## benchmarks on SQLite, and PostgreSQL when PARLEY_TEST_DATABASE_UR
 	$(GO) test -run '^$$' -bench . -benchmem -count 3 ./internal/pipeline/vad/ ./internal/pipeline/voicemail/
 	$(GO) test -run '^$$' -bench 'TurnOverhead|Interruption' -benchtime 200x -count 3 ./internal/pipeline/
 	PARLEY_BENCH_LOAD_CALLS=$${PARLEY_BENCH_LOAD_CALLS:-300} PARLEY_BENCH_LOAD_HOLD=$${PARLEY_BENCH_LOAD_HOLD:-60s} $(GO) test -run '^$$' -bench CallsWithAudio -benchtime 1x -count 3 -timeout 30m ./bench/
+	PARLEY_BENCH_DATABASE_URL=$${PARLEY_TEST_DATABASE_URL} $(GO) test -run '^$$' -bench Admissions -benchtime 1x -count 3 -timeout 20m ./bench/
 	PARLEY_BENCH_CHUNKS=$${PARLEY_BENCH_CHUNKS:-100000} $(GO) test -run '^$$' -bench SearchKnowledgeChunks -benchtime 200x -timeout 30m ./internal/store/sqlite ./internal/store/postgres
 	PARLEY_BENCH_CALLS=$${PARLEY_BENCH_CALLS:-1000000} $(GO) test -run '^$$' -bench ListCalls -benchtime 50x -timeout 60m ./internal/store/sqlite ./internal/store/postgres
 

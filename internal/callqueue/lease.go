@@ -3,6 +3,8 @@ package callqueue
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/parley-voice/parley/internal/call"
@@ -72,6 +74,11 @@ func (q *Queue) reap(ctx context.Context, starting bool) {
 				return err
 			}
 			found = len(lost)
+			// One organization's calls after another's: ending a call
+			// writes its organization's live count, and two servers
+			// reaping at once must take those rows in the same order
+			// (PostgreSQL would abort one as a deadlock otherwise).
+			slices.SortStableFunc(lost, func(a, b model.Call) int { return strings.Compare(a.OrgID, b.OrgID) })
 			for _, c := range lost {
 				if q.isRunning(c.ID) {
 					continue // ours and alive: its lease is merely late

@@ -39,7 +39,9 @@ type Options struct {
 	// LeaseTTL is how long a lease lasts without renewal (default 30s).
 	LeaseTTL time.Duration
 	// Poll is how often queued calls are looked for when nothing woke the
-	// dispatcher (other servers' calls ending; default 1s).
+	// dispatcher (default 1s). Calls ending here wake it; on PostgreSQL,
+	// calls ending on other servers wake it through LISTEN/NOTIFY
+	// (store.Store.WatchLines), and Poll is the fallback.
 	Poll time.Duration
 	// Drain is how long live calls may go on after shutdown starts before
 	// they are hung up (default 30s).
@@ -112,21 +114,14 @@ func (q *Queue) Place(ctx context.Context, c *model.Call, skipQueue bool) error 
 	c.Status, c.CreatedAt, c.UpdatedAt = model.CallQueued, now, now
 	admitted := false
 	err := q.o.Store.Update(ctx, func(tx store.Tx) error {
-		free, err := lineFree(ctx, tx, c.OrgID)
+		free, queued, err := lineFree(ctx, tx, c.OrgID)
 		if err != nil {
 			return err
 		}
 		if skipQueue && !free {
 			return ErrConcurrencyLimit
 		}
-		admitted = free
-		if admitted && !skipQueue {
-			ahead, err := tx.OldestQueuedCalls(ctx, c.OrgID, 1)
-			if err != nil {
-				return err
-			}
-			admitted = len(ahead) == 0
-		}
+		admitted = free && (skipQueue || !queued)
 		if admitted {
 			if err := q.admit(c, now); err != nil {
 				return err
@@ -168,7 +163,7 @@ func (q *Queue) Answer(ctx context.Context, c *model.Call, connect Connect) erro
 	c.Status, c.CreatedAt, c.UpdatedAt = model.CallQueued, now, now
 	full := false
 	err := q.o.Store.Update(ctx, func(tx store.Tx) error {
-		free, err := lineFree(ctx, tx, c.OrgID)
+		free, _, err := lineFree(ctx, tx, c.OrgID)
 		if err != nil {
 			return err
 		}
@@ -232,17 +227,18 @@ func (q *Queue) awaitRecovery(ctx context.Context) error {
 }
 
 // lineFree locks the organization (held until tx ends, so the decision and
-// the write that follows are one) and says whether it has a line free.
-func lineFree(ctx context.Context, tx store.Tx, orgID string) (bool, error) {
+// the write that follows are one) and says whether it has a line free and
+// whether calls wait in its queue.
+func lineFree(ctx context.Context, tx store.Tx, orgID string) (free, queued bool, err error) {
 	org, err := tx.LockOrg(ctx, orgID)
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
-	live, err := tx.CountLiveCalls(ctx, orgID)
+	lines, err := tx.CountLines(ctx, orgID)
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
-	return live < org.ConcurrencyLimit, nil
+	return lines.Live < org.ConcurrencyLimit, lines.Queued, nil
 }
 
 // admit moves a queued call to INITIATED under this server's lease.
@@ -290,6 +286,11 @@ func (q *Queue) Run(ctx context.Context) error {
 	loops.Add(1)
 	go func() {
 		defer loops.Done()
+		q.watchLines(ctx)
+	}()
+	loops.Add(1)
+	go func() {
+		defer loops.Done()
 		t := time.NewTicker(q.o.Poll)
 		defer t.Stop()
 		for {
@@ -306,6 +307,26 @@ func (q *Queue) Run(ctx context.Context) error {
 	loops.Wait()
 	q.shutdown()
 	return nil
+}
+
+// watchLines wakes the dispatcher whenever the store hears that another
+// server (or this one) freed a line of an organization with queued calls,
+// until ctx ends; a failed watch is started again after Poll. A store only
+// this server uses has nothing to hear: its calls end here, and wake the
+// dispatcher themselves.
+func (q *Queue) watchLines(ctx context.Context) {
+	for {
+		err := q.o.Store.WatchLines(ctx, q.Wake)
+		if err == nil || errors.Is(err, errors.ErrUnsupported) || ctx.Err() != nil {
+			return
+		}
+		q.logErr(ctx, "watch for freed lines", err)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(q.o.Poll):
+		}
+	}
 }
 
 // shutdown lets live calls finish for up to Drain, then hangs them up. Leases

@@ -3,6 +3,7 @@ package callqueue
 import (
 	"context"
 	"errors"
+	"maps"
 	"sync"
 	"time"
 
@@ -208,6 +209,8 @@ func (q *Queue) write(orgID, id string, ch call.Change) (model.Call, bool) {
 		if c, err = tx.GetCallForUpdate(ctx, orgID, id); err != nil {
 			return err
 		}
+		before := c
+		before.Variables, before.Metrics = maps.Clone(c.Variables), maps.Clone(c.Metrics) // Apply changes them in place
 		if err := call.Apply(&c, ch, model.Now()); err != nil {
 			return err
 		}
@@ -216,7 +219,7 @@ func (q *Queue) write(orgID, id string, ch call.Change) (model.Call, bool) {
 				return err
 			}
 		}
-		return tx.UpdateCall(ctx, &c)
+		return tx.ChangeCall(ctx, &before, &c)
 	})
 	var illegal *call.IllegalTransition
 	switch {

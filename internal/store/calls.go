@@ -27,6 +27,11 @@ type Calls interface {
 	// row held: GetCallForUpdate, or a listing that locks its rows
 	// (OldestQueuedCalls, ExpiredLiveCalls).
 	UpdateCall(ctx context.Context, c *model.Call) error
+	// ChangeCall writes the fields in which after differs from before, the
+	// call as read in the same transaction with its row held
+	// (GetCallForUpdate); before must not share maps with after. Writing
+	// only what changed spares the indexes on the columns that did not.
+	ChangeCall(ctx context.Context, before, after *model.Call) error
 	// SetPostCallWebhookStatus records how the post-call webhook went, and
 	// writes nothing else (not even updatedAt: a delivery is bookkeeping,
 	// not a change to the call).
@@ -41,8 +46,14 @@ type Calls interface {
 	// single writer already serialises every write transaction). It returns
 	// the organization as locked.
 	LockOrg(ctx context.Context, orgID string) (model.Organization, error)
-	// CountLiveCalls counts the organization's calls that hold a line.
+	// CountLiveCalls says how many of the organization's calls hold a
+	// line: one row, kept by the schema in the transaction of every status
+	// change, not a count of the calls.
 	CountLiveCalls(ctx context.Context, orgID string) (int, error)
+	// CountLines says how many of the organization's calls hold a line and
+	// whether any waits in the queue, in one query. After LockOrg in the
+	// same write transaction it is exact until the transaction ends.
+	CountLines(ctx context.Context, orgID string) (Lines, error)
 	// OldestQueuedCalls returns up to n of the organization's QUEUED calls,
 	// oldest first (created_at, then id): the FIFO order of the queue.
 	OldestQueuedCalls(ctx context.Context, orgID string, n int) ([]model.Call, error)
@@ -55,10 +66,21 @@ type Calls interface {
 	// ExpiredLiveCalls returns live calls whose lease expired before now, or,
 	// when owner is not empty, every live call owned by owner (a node that
 	// restarts reclaims its own calls at once). Across organizations, at most n.
+	// A transaction that ends calls of several organizations must end them
+	// one organization after another, in the order of their ids: ending a
+	// call writes its organization's live count, a row two such
+	// transactions would otherwise lock in opposite orders.
 	ExpiredLiveCalls(ctx context.Context, owner string, now time.Time, n int) ([]model.Call, error)
 	// PendingPostCallWebhooks returns ended calls that have a
 	// PostCallWebhookURL and no PostCallWebhookStatus, oldest first, at most n.
 	PendingPostCallWebhooks(ctx context.Context, n int) ([]model.Call, error)
+}
+
+// Lines is what an admission decision needs to know about an
+// organization's calls besides its limit.
+type Lines struct {
+	Live   int  // calls that hold a line
+	Queued bool // some call waits in the queue
 }
 
 // Call list sort keys.

@@ -23,6 +23,13 @@ type Store interface {
 	Engine() string
 	// Ping checks the database answers.
 	Ping(ctx context.Context) error
+	// WatchLines calls wake whenever a call of an organization that has
+	// queued calls stops holding a line, whichever server sharing the
+	// database ended it, until ctx ends (nil) or the watch fails (its
+	// error; wakes may have been missed). An engine only one server uses
+	// answers errors.ErrUnsupported at once: that server's queue hears its
+	// own calls end.
+	WatchLines(ctx context.Context, wake func()) error
 	Close() error
 }
 

@@ -82,6 +82,7 @@ func Open(ctx context.Context, url string, opts ...Option) (*sqlstore.Store, err
 		Dialect: dialect{rebound: new(sync.Map)},
 		Writer:  db,
 		Migrate: func(ctx context.Context) error { return migrate(ctx, db) },
+		Watch:   func(ctx context.Context, wake func()) error { return watchLines(ctx, cfg, wake) },
 	}), nil
 }
 

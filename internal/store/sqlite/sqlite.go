@@ -88,11 +88,12 @@ func Open(ctx context.Context, path string, opts ...Option) (*sqlstore.Store, er
 		return nil, errors.Join(fmt.Errorf("open sqlite %s reader: %w", path, err), reader.Close(), writer.Close(), cleanup())
 	}
 	return sqlstore.New(sqlstore.Config{
-		Dialect: dialect{},
-		Writer:  writer,
-		Reader:  reader,
-		Migrate: func(ctx context.Context) error { return migrate(ctx, writer) },
-		Cleanup: cleanup,
+		Dialect:     dialect{},
+		Writer:      writer,
+		Reader:      reader,
+		Migrate:     func(ctx context.Context) error { return migrate(ctx, writer) },
+		Cleanup:     cleanup,
+		GroupCommit: true,
 	}), nil
 }
 
@@ -108,6 +109,8 @@ func dsn(path string, readOnly bool) string {
 		q.Add("_pragma", "query_only(1)")
 	} else {
 		q.Add("_pragma", "journal_mode(WAL)")
+		// A group commit's savepoints journal in memory, not a temporary file.
+		q.Add("_pragma", "temp_store(MEMORY)")
 		q.Set("_txlock", "immediate")
 	}
 	return path + "?" + q.Encode()

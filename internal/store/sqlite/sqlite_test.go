@@ -52,6 +52,7 @@ func TestPragmas(t *testing.T) {
 		"foreign_keys": "1",
 		"synchronous":  "1", // NORMAL
 		"busy_timeout": "10000",
+		"temp_store":   "2", // MEMORY
 	} {
 		var got string
 		if err := s.DB().QueryRowContext(t.Context(), "PRAGMA "+pragma).Scan(&got); err != nil {

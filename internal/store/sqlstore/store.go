@@ -22,11 +22,19 @@ type Config struct {
 	// Cleanup runs after both pools are closed (a temporary database's
 	// directory is removed there).
 	Cleanup func() error
+	// Watch listens for freed lines (store.Store.WatchLines); nil for an
+	// engine only one server uses.
+	Watch func(ctx context.Context, wake func()) error
+	// GroupCommit commits concurrent Updates together (see committer): for
+	// a single-writer engine, where they would otherwise queue for the one
+	// connection and commit one by one.
+	GroupCommit bool
 }
 
 // Store is a store.Store over database/sql.
 type Store struct {
-	cfg Config
+	cfg    Config
+	commit *committer // nil without GroupCommit
 }
 
 var _ store.Store = (*Store)(nil)
@@ -36,7 +44,11 @@ func New(cfg Config) *Store {
 	if cfg.Reader == nil {
 		cfg.Reader = cfg.Writer
 	}
-	return &Store{cfg: cfg}
+	s := &Store{cfg: cfg}
+	if cfg.GroupCommit {
+		s.commit = newCommitter(cfg.Writer, cfg.Dialect)
+	}
+	return s
 }
 
 // readOnly is how View begins: read-only, and one snapshot for all its
@@ -45,6 +57,9 @@ var readOnly = &sql.TxOptions{ReadOnly: true, Isolation: sql.LevelRepeatableRead
 
 // Update runs fn in a read-write transaction, committed when fn returns nil.
 func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
+	if s.commit != nil {
+		return s.commit.update(ctx, fn)
+	}
 	return s.run(ctx, s.cfg.Writer, nil, fn)
 }
 
@@ -92,6 +107,14 @@ func (s *Store) Ping(ctx context.Context) error {
 	return nil
 }
 
+// WatchLines runs the engine's watch for freed lines.
+func (s *Store) WatchLines(ctx context.Context, wake func()) error {
+	if s.cfg.Watch == nil {
+		return errors.ErrUnsupported
+	}
+	return s.cfg.Watch(ctx, wake)
+}
+
 // Migrate applies the schema migrations not yet applied.
 func (s *Store) Migrate(ctx context.Context) error {
 	if s.cfg.Migrate == nil {
@@ -106,6 +129,9 @@ func (s *Store) DB() *sql.DB { return s.cfg.Writer }
 
 // Close closes both pools.
 func (s *Store) Close() error {
+	if s.commit != nil {
+		s.commit.close()
+	}
 	var errs []error
 	if s.cfg.Reader != s.cfg.Writer {
 		errs = append(errs, s.cfg.Reader.Close())

@@ -15,20 +15,52 @@ type tx struct {
 	d  Dialect
 	// write is true in Update: only there may a query lock rows.
 	write bool
+	// detached runs queries without their caller's cancellation (a group
+	// commit's members: see committer).
+	detached bool
+	// stmts holds the group committer's prepared queries (nil: none).
+	stmts *stmtCache
 }
 
 var _ store.Tx = (*tx)(nil)
 
 func (t *tx) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	ctx = t.detach(ctx)
+	if st := t.prepared(query); st != nil {
+		return t.tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+	}
 	return t.tx.ExecContext(ctx, t.d.Rebind(query), args...)
 }
 
 func (t *tx) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	ctx = t.detach(ctx)
+	if st := t.prepared(query); st != nil {
+		return t.tx.StmtContext(ctx, st).QueryContext(ctx, args...)
+	}
 	return t.tx.QueryContext(ctx, t.d.Rebind(query), args...)
 }
 
 func (t *tx) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	ctx = t.detach(ctx)
+	if st := t.prepared(query); st != nil {
+		return t.tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
+	}
 	return t.tx.QueryRowContext(ctx, t.d.Rebind(query), args...)
+}
+
+// prepared is query's prepared statement, or nil.
+func (t *tx) prepared(query string) *sql.Stmt {
+	if t.stmts == nil {
+		return nil
+	}
+	return t.stmts.get(t.d.Rebind(query))
+}
+
+func (t *tx) detach(ctx context.Context) context.Context {
+	if t.detached {
+		return context.WithoutCancel(ctx)
+	}
+	return ctx
 }
 
 // fail wraps err with what was being done, naming the sentinel it stands for:

@@ -43,6 +43,8 @@ func Run(t *testing.T, open Opener) {
 		{"CallList", callListTests},
 		{"CallSearch", callSearchTests},
 		{"CallWriters", callWriterTests},
+		{"LiveCount", liveCountTests},
+		{"ChangeCall", changeCallTests},
 		{"Messages", messageTests},
 		{"Cascades", cascadeTests},
 		{"Transactions", transactionTests},

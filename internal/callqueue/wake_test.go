@@ -1,0 +1,43 @@
+package callqueue
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/store"
+)
+
+// A line freed by another server sharing the database wakes this server's
+// dispatcher (PostgreSQL LISTEN/NOTIFY), without waiting for its poll,
+// which here never comes.
+func TestLineFreedElsewhereWakesDispatch(t *testing.T) {
+	open, ok := engines(t)["postgres"]
+	if !ok {
+		t.Skip("needs PostgreSQL (PARLEY_TEST_DATABASE_URL): SQLite has one server, whose calls wake its own dispatcher")
+	}
+	h := newHarness(t, open(t), 1, func(o *Options) { o.Poll = time.Hour })
+	elsewhere := h.insertLive("node-b", time.Hour) // node-b's call holds the only line
+	waiting := h.mustPlace("+14155550001")
+	if waiting.Status != model.CallQueued {
+		t.Fatalf("call placed while node-b holds the line is %s, want QUEUED", waiting.Status)
+	}
+	// node-b's call ends there.
+	ctx := context.Background()
+	err := h.store.Update(ctx, func(tx store.Tx) error {
+		c, err := tx.GetCallForUpdate(ctx, elsewhere.OrgID, elsewhere.ID)
+		if err != nil {
+			return err
+		}
+		now := model.Now()
+		c.Status, c.EndedAt, c.LeaseOwner, c.LeaseExpiresAt = model.CallCompleted, &now, nil, nil
+		return tx.UpdateCall(ctx, &c)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := h.dialed(); d.Req.CallID != waiting.ID {
+		t.Fatalf("dialed %s, want the queued call %s", d.Req.CallID, waiting.ID)
+	}
+}
