@@ -12,7 +12,6 @@ import (
 	"os"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -280,7 +279,7 @@ func (r admitResult) report(b *testing.B) {
 		"GET /v1/calls under the load: %d requests, p50 %.1f ms, p99 %.1f ms; the machine's CPUs were busy %.0f of %.0f s; load average %s",
 		r.admitted, r.wall.Round(time.Millisecond), rate, ms(quantile(r.post, 0.50)), ms(quantile(r.post, 0.99)),
 		ms(slices.Max(append(r.post, 0))), r.errors, r.serverCPU.Seconds(), perK,
-		len(r.get), ms(quantile(r.get, 0.50)), ms(quantile(r.get, 0.99)), r.busy, r.all, machineLoad())
+		len(r.get), ms(quantile(r.get, 0.50)), ms(quantile(r.get, 0.99)), r.busy, r.all, loadAvg())
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
@@ -295,12 +294,3 @@ func quantile(ds []time.Duration, q float64) time.Duration {
 	return s[min(max(int(q*float64(len(s)+1))-1, 0), len(s)-1)]
 }
 
-// machineLoad is /proc/loadavg's first three fields.
-func machineLoad() string {
-	raw, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	f := strings.Fields(string(raw))
-	return strings.Join(f[:min(3, len(f))], " ")
-}
