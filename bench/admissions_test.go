@@ -293,4 +293,3 @@ func quantile(ds []time.Duration, q float64) time.Duration {
 	slices.Sort(s)
 	return s[min(max(int(q*float64(len(s)+1))-1, 0), len(s)-1)]
 }
-
