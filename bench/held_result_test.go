@@ -24,7 +24,8 @@ type heldResult struct {
 
 	PeakLive, PeakLegs float64 `json:"-"`
 	CallsHeld          float64 `json:"calls_held"`     // live calls at the peak (parley_calls_live)
-	AllUpSeconds       float64 `json:"all_up_seconds"` // every call up at once, as polled
+	AllUpSeconds       float64 `json:"all_up_seconds"` // every call up at once, as polled (or the plateau's length when !AllUp)
+	AllUp              bool    `json:"all_up"`         // false: past capacity, figures are over the plateau at 95 % of the peak
 	CallerOK           int     `json:"sipp_ok"`
 	CallerFailed       int     `json:"sipp_failed"`   // SIPp's count, callers and callees
 	ServerFailed       int     `json:"server_failed"` // records not COMPLETED
@@ -235,8 +236,12 @@ func heldTable(rows []heldResult) string {
 	rows = slices.Clone(rows)
 	slices.SortFunc(rows, func(a, b heldResult) int { return a.Calls - b.Calls })
 	for _, r := range rows {
-		fmt.Fprintf(&b, "| %d (%d in, %d out) | %.0f for %.0f s | %d / %d | %.2f | %.2f | %.1f× | %.0f (%.0f) | %.1f | %.3f %% (%.3f %%) | %.3f %% | %.1f / %.1f ms (%d) | %.1f / %.1f ms | %.1f / %.1f ms | %.0f of %.0f CPU-s (%.0f) |\n",
-			r.Calls, r.Inbound, r.Outbound, r.PeakLive, r.AllUpSeconds, r.CallerFailed, r.ServerFailed, r.CPUPerCallS, r.Relay.CPUPerCallS, r.MediaCPURatio,
+		held := fmt.Sprintf("%.0f for %.0f s", r.PeakLive, r.AllUpSeconds)
+		if !r.AllUp {
+			held = fmt.Sprintf("never all up: peak %.0f, ≥ 95 %% of it for %.0f s", r.PeakLive, r.AllUpSeconds)
+		}
+		fmt.Fprintf(&b, "| %d (%d in, %d out) | %s | %d / %d | %.2f | %.2f | %.1f× | %.0f (%.0f) | %.1f | %.3f %% (%.3f %%) | %.3f %% | %.1f / %.1f ms (%d) | %.1f / %.1f ms | %.1f / %.1f ms | %.0f of %.0f CPU-s (%.0f) |\n",
+			r.Calls, r.Inbound, r.Outbound, held, r.CallerFailed, r.ServerFailed, r.CPUPerCallS, r.Relay.CPUPerCallS, r.MediaCPURatio,
 			r.RSSPerCallKiB, r.PeakRSSPerCallKiB, r.GoroutinesPerCall, r.AgentLatePct, r.CallerLatePct, r.AgentLostPct,
 			r.WireShareP50, r.WireShareP99, r.WireTurns, r.EngineShareP50, r.EngineShareP99, r.EngineOverheadP50, r.EngineOverheadP99,
 			r.MachineBusySeconds, r.MachineSeconds, r.ServerCPUSeconds)

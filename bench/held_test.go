@@ -288,19 +288,43 @@ func runHeld(b *testing.B, bin string, wav []byte, cfg heldConfig, calls int, pr
 		last = s
 		rssUp, gorUp = append(rssUp, s.rss), append(gorUp, s.gor)
 	}
-	if first == nil || last == first {
-		b.Fatalf("the %d calls were never all up together (peak %v legs, %v live)", calls, res.PeakLegs, res.PeakLive)
+	res.AllUp = first != nil && last != first
+	up := float64(calls) // calls up over the window, the per-call figures' divisor
+	if !res.AllUp {
+		// Past the machine's capacity: report the plateau (polls at 95 % of
+		// the peak or more) rather than nothing, so the row says how many
+		// calls the machine held and at what cost; the run still fails if
+		// calls failed.
+		b.Errorf("the %d calls were never all up together (peak %v legs, %v live): reporting the plateau at 95 %% of the peak", calls, res.PeakLegs, res.PeakLive)
+		first, last, rssUp, gorUp = nil, nil, nil, nil
+		var lives []float64
+		for i := range samples {
+			s := &samples[i]
+			if s.live < 0.95*res.PeakLive {
+				continue
+			}
+			if first == nil {
+				first = s
+			}
+			last = s
+			rssUp, gorUp, lives = append(rssUp, s.rss), append(gorUp, s.gor), append(lives, s.live)
+		}
+		if first == nil || last == first {
+			b.Fatalf("no plateau of live calls to measure (peak %v live)", res.PeakLive)
+		}
+		up = percentile(lives, 50)
 	}
 	res.AllUpSeconds = last.at.Sub(first.at).Seconds()
-	res.CPUPerCallS = (last.cpu - first.cpu).Seconds() * 1000 / (float64(calls) * res.AllUpSeconds)
+	res.CPUPerCallS = (last.cpu - first.cpu).Seconds() * 1000 / (up * res.AllUpSeconds)
 	res.ServerCPUSeconds = (last.cpu - first.cpu).Seconds()
 	res.MachineBusySeconds, res.MachineSeconds = last.busy-first.busy, last.all-first.all
-	res.RSSPerCallKiB = (percentile(rssUp, 50) - res.IdleRSS) / 1024 / float64(calls)
-	res.PeakRSSPerCallKiB = (procStatusKB(pid, "VmHWM:")*1024 - res.IdleRSS) / 1024 / float64(calls)
-	res.GoroutinesPerCall = (percentile(gorUp, 50) - res.IdleGoroutines) / float64(calls)
+	res.RSSPerCallKiB = (percentile(rssUp, 50) - res.IdleRSS) / 1024 / up
+	res.PeakRSSPerCallKiB = (procStatusKB(pid, "VmHWM:")*1024 - res.IdleRSS) / 1024 / up
+	res.GoroutinesPerCall = (percentile(gorUp, 50) - res.IdleGoroutines) / up
 
 	// Every call ends COMPLETED on the server's side.
-	deadline := time.Now().Add(2 * time.Minute)
+	waited := time.Now()
+	deadline := waited.Add(2 * time.Minute)
 	var records []map[string]any
 	for {
 		records = srv.calls()
@@ -311,6 +335,11 @@ func runHeld(b *testing.B, bin string, wav []byte, cfg heldConfig, calls int, pr
 			}
 		}
 		if len(records) == calls && ended == calls {
+			break
+		}
+		// Calls SIPp failed may never have reached the server: once the
+		// records it has are all ended, they are all there will be.
+		if sippFailed && ended == len(records) && time.Since(waited) > 10*time.Second {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -344,7 +373,7 @@ func runHeld(b *testing.B, bin string, wav []byte, cfg heldConfig, calls int, pr
 	}
 	b.Logf("calls by how they ended: %v", causes)
 	if res.ServerFailed > 0 || sippFailed {
-		b.Fatalf("%d of %d calls failed on the server's side, %d on SIPp's; by how they ended: %v", res.ServerFailed, calls, res.CallerFailed, causes)
+		b.Errorf("%d of %d calls failed on the server's side, %d on SIPp's; by how they ended: %v", res.ServerFailed, calls, res.CallerFailed, causes)
 	}
 	res.EngineTurns = len(engineFirst)
 	ms := float64(providerDelays.Milliseconds())
