@@ -238,7 +238,7 @@ func heldTable(rows []heldResult) string {
 	for _, r := range rows {
 		held := fmt.Sprintf("%.0f for %.0f s", r.PeakLive, r.AllUpSeconds)
 		if !r.AllUp {
-			held = fmt.Sprintf("never all up: peak %.0f, ≥ 95 %% of it for %.0f s", r.PeakLive, r.AllUpSeconds)
+			held = fmt.Sprintf("not all up for half the hold: peak %.0f, ≥ 95 %% of it for %.0f s", r.PeakLive, r.AllUpSeconds)
 		}
 		fmt.Fprintf(&b, "| %d (%d in, %d out) | %s | %d / %d | %.2f | %.2f | %.1f× | %.0f (%.0f) | %.1f | %.3f %% (%.3f %%) | %.3f %% | %.1f / %.1f ms (%d) | %.1f / %.1f ms | %.1f / %.1f ms | %.0f of %.0f CPU-s (%.0f) |\n",
 			r.Calls, r.Inbound, r.Outbound, held, r.CallerFailed, r.ServerFailed, r.CPUPerCallS, r.Relay.CPUPerCallS, r.MediaCPURatio,

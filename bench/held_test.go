@@ -288,14 +288,16 @@ func runHeld(b *testing.B, bin string, wav []byte, cfg heldConfig, calls int, pr
 		last = s
 		rssUp, gorUp = append(rssUp, s.rss), append(gorUp, s.gor)
 	}
-	res.AllUp = first != nil && last != first
+	// All up for a moment is not held: a starved machine brings the last
+	// calls up as the first ones hang up.
+	res.AllUp = first != nil && last.at.Sub(first.at) >= cfg.hold/2
 	up := float64(calls) // calls up over the window, the per-call figures' divisor
 	if !res.AllUp {
 		// Past the machine's capacity: report the plateau (polls at 95 % of
 		// the peak or more) rather than nothing, so the row says how many
 		// calls the machine held and at what cost; the run still fails if
 		// calls failed.
-		b.Errorf("the %d calls were never all up together (peak %v legs, %v live): reporting the plateau at 95 %% of the peak", calls, res.PeakLegs, res.PeakLive)
+		b.Errorf("the %d calls were not all up together for half the hold (peak %v legs, %v live): reporting the plateau at 95 %% of the peak", calls, res.PeakLegs, res.PeakLive)
 		first, last, rssUp, gorUp = nil, nil, nil, nil
 		var lives []float64
 		for i := range samples {
