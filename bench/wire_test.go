@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/parley-voice/parley/internal/media/audio"
 )
 
 // frame is one G.711 RTP packet's duration and timestamp span.
@@ -51,50 +53,24 @@ func parseRTP(p udpPacket) (pkt rtpPacket, ssrc uint32, ok bool) {
 	return pkt, binary.BigEndian.Uint32(b[8:]), true
 }
 
-// rms is the root mean square of G.711 samples (μ-law, or A-law).
+// rms is the root mean square of G.711 samples (μ-law, or A-law), decoded
+// as the server decodes them.
 func rms(payload []byte, alaw bool) float64 {
 	if len(payload) == 0 {
 		return 0
 	}
 	var sum float64
-	for _, c := range payload {
-		var v int
-		if alaw {
-			v = alawSample(c)
-		} else {
-			v = ulawSample(c)
-		}
-		sum += float64(v * v)
+	for _, v := range g711Linear(payload, alaw) {
+		sum += float64(v) * float64(v)
 	}
 	return math.Sqrt(sum / float64(len(payload)))
 }
 
-func ulawSample(c byte) int {
-	c = ^c
-	t := (int(c&0x0f) << 3) + 0x84
-	t <<= (c & 0x70) >> 4
-	if c&0x80 != 0 {
-		return 0x84 - t
+func g711Linear(payload []byte, alaw bool) []int16 {
+	if alaw {
+		return audio.DecodeALaw(make([]int16, 0, len(payload)), payload)
 	}
-	return t - 0x84
-}
-
-func alawSample(c byte) int {
-	c ^= 0x55
-	t := int(c&0x0f) << 4
-	seg := (c & 0x70) >> 4
-	switch seg {
-	case 0:
-		t += 8
-	case 1:
-		t += 0x108
-	default:
-		t = (t + 0x108) << (seg - 1)
-	}
-	if c&0x80 != 0 {
-		return t
-	}
-	return -t
+	return audio.DecodeULaw(make([]int16, 0, len(payload)), payload)
 }
 
 // streamStats is one RTP stream as its receiver saw it.
@@ -208,13 +184,5 @@ func decodeG711(p udpPacket) []int16 {
 	if b[0]&0x10 != 0 && len(b) >= hdr+4 {
 		hdr += 4 + 4*int(binary.BigEndian.Uint16(b[hdr+2:]))
 	}
-	out := make([]int16, 0, len(b)-hdr)
-	for _, c := range b[hdr:] {
-		if b[1]&0x7f == 8 {
-			out = append(out, int16(alawSample(c)))
-		} else {
-			out = append(out, int16(ulawSample(c)))
-		}
-	}
-	return out
+	return g711Linear(b[hdr:], b[1]&0x7f == 8)
 }

@@ -86,22 +86,6 @@ func TestReadPcapAndParseRTP(t *testing.T) {
 	}
 }
 
-func TestG711Decode(t *testing.T) {
-	for _, c := range []struct {
-		code byte
-		alaw bool
-		want int
-	}{{0xff, false, 0}, {0x7f, false, 0}, {0x80, false, 32124}, {0x00, false, -32124}, {0xd5, true, 8}, {0xaa, true, 32256}} {
-		got := ulawSample(c.code)
-		if c.alaw {
-			got = alawSample(c.code)
-		}
-		if got != c.want {
-			t.Errorf("decode(%#x, alaw %v) = %d, want %d", c.code, c.alaw, got, c.want)
-		}
-	}
-}
-
 // stream is n packets of a stream at 20 ms, arrivals shifted by delay(i).
 func stream(n int, delay func(i int) time.Duration, skip map[int]bool) []rtpPacket {
 	var s []rtpPacket
