@@ -6,11 +6,12 @@ import (
 	"time"
 
 	"github.com/parley-voice/parley/internal/call"
+	"github.com/parley-voice/parley/internal/media"
 	"github.com/parley-voice/parley/internal/model"
 )
 
-// summarizer is a conversation that ends the call at once when it is the
-// caller, and, once the call is over, takes a while to write its summary.
+// summarizer is a conversation that ends the call as soon as the far end's
+// media flows when it is the caller, and, once the call is over, takes a while to write its summary.
 type summarizer struct {
 	write time.Duration // how long the summary takes
 	stuck chan struct{} // not nil: report only once it is closed
@@ -18,6 +19,7 @@ type summarizer struct {
 
 func (s summarizer) Run(ctx context.Context, l *Live) call.Outcome {
 	if l.Call.Direction == model.Outbound {
+		farEndHeard(ctx, l.Session)
 		l.End(call.CauseEndCallTool)
 	}
 	select {
@@ -33,8 +35,23 @@ func (s summarizer) Run(ctx context.Context, l *Live) call.Outcome {
 	return call.Outcome{Summary: &text, Metrics: map[string]any{"llm_prompt_tokens": 7}}
 }
 
-// TestTheEndWaitsForTheOutcome: a loopback call whose caller hangs up at
-// once, and whose conversations each take a second and a half to report:
+// farEndHeard returns once a packet of the far end's audio has arrived:
+// its leg is up, so the answering side has its ACK and records the call
+// answered. (A BYE sent right behind the ACK can overtake it on a loaded
+// machine; the answering side then records a caller who hung up before
+// the answer, which is another case than these tests are about.)
+func farEndHeard(ctx context.Context, s media.Session) {
+	a := s.Audio(8000)
+	arrivals, ok := a.(media.Arrivals)
+	for ok {
+		if _, err := a.Read(ctx); err != nil || !arrivals.Arrived().IsZero() {
+			return
+		}
+	}
+}
+
+// TestTheEndWaitsForTheOutcome: a loopback call whose caller hangs up as
+// soon as the answer's media flows, and whose conversations each take a second and a half to report:
 // both records end with their summary and metrics (none ends without, to be
 // filled in later).
 func TestTheEndWaitsForTheOutcome(t *testing.T) {
