@@ -381,21 +381,15 @@ func TestManyConcurrentCalls(t *testing.T) {
 	}
 }
 
-// TestTalkingCallers: uac_talk streams speech.wav, looped, as PCMU from
-// sipp's media port, one RTP stream (SSRC) per call, then hangs up; sipp
-// counts its calls.
-func TestTalkingCallers(t *testing.T) {
-	t.Parallel()
-	RequireSipp(t)
-	probe, err := os.ReadFile("testdata/uas_rtp_probe.xml")
-	if err != nil {
-		t.Fatal(err)
-	}
+// pcmuStreams listens on a loopback UDP port and collects the PCMU payload
+// of every 20 ms RTP packet it receives, by SSRC, until stop is called.
+func pcmuStreams(t *testing.T) (port int, stop func() map[uint32][]byte) {
+	t.Helper()
 	conn, err := net.ListenPacket("udp4", localIP+":0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	streams := make(chan map[uint32][]byte, 1) // payloads by SSRC
+	streams := make(chan map[uint32][]byte, 1)
 	go func() {
 		got := map[uint32][]byte{}
 		buf := make([]byte, 2048)
@@ -406,36 +400,76 @@ func TestTalkingCallers(t *testing.T) {
 				return
 			}
 			if n == 12+160 && buf[1]&0x7f == 0 {
-				ssrc := uint32(buf[8])<<24 | uint32(buf[9])<<16 | uint32(buf[10])<<8 | uint32(buf[11])
+				ssrc := binary.BigEndian.Uint32(buf[8:])
 				got[ssrc] = append(got[ssrc], buf[12:n]...)
 			}
 		}
 	}()
+	return conn.LocalAddr().(*net.UDPAddr).Port, func() map[uint32][]byte {
+		_ = conn.Close()
+		return <-streams
+	}
+}
+
+// talkingProbe runs a talking scenario against a probe scenario that
+// forwards the talker's RTP to pcmuStreams, and checks one stream per call,
+// each more than the file's length in a 1.2 s call (so the file played
+// more than once); it returns the streams.
+func talkingProbe(t *testing.T, talker, probe string, wav []byte, talkerIsUAS bool) map[uint32][]byte {
+	t.Helper()
+	t.Parallel()
+	RequireSipp(t)
+	scenario, err := os.ReadFile("testdata/" + probe + ".xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port, stop := pcmuStreams(t)
+	const calls = 2
+	talk := Options{Calls: calls, Keys: keys("hold", "1200"), Files: map[string][]byte{"speech.wav": wav}}
+	probed := Options{Calls: calls, Keys: keys("probe_port", strconv.Itoa(port))}
+	var uac, uas *Sipp
+	if talkerIsUAS {
+		uas = UAS(t, talker, talk)
+		uac = start(t, probe, scenario, uas.Addr(), probed)
+	} else {
+		uas = start(t, probe, scenario, "", probed)
+		uac = UAC(t, talker, uas.Addr(), talk)
+	}
+	mustPass(t, uac, uas)
+	counter := uac
+	if talkerIsUAS {
+		counter = uas
+	}
+	if ok, failed, counted := counter.Counts(); !counted || ok != calls || failed != 0 {
+		t.Errorf("sipp counted %d successful and %d failed calls (counted: %v), want %d and 0", ok, failed, counted, calls)
+	}
+	got := stop()
+	if len(got) != calls {
+		t.Fatalf("%d RTP streams (SSRCs), want one per call (%d)", len(got), calls)
+	}
+	for ssrc, ulaw := range got {
+		if len(ulaw) < len(wav)+8000/2 {
+			t.Errorf("stream %08x: %d bytes of audio in a 1.2 s call", ssrc, len(ulaw))
+		}
+	}
+	return got
+}
+
+// TestTalkingCallers: uac_talk streams speech.wav, looped, as PCMU from
+// sipp's media port, one RTP stream (SSRC) per call, then hangs up; sipp
+// counts its calls.
+func TestTalkingCallers(t *testing.T) {
 	// Half a second of a rising tone, so a loop's start is recognizable.
 	pcm := make([]int16, 4000)
 	for i := range pcm {
 		pcm[i] = int16(8000 * math.Sin(2*math.Pi*float64(200+i/10)*float64(i)/8000))
 	}
 	wav := ULawWAV(pcm)
-	const calls = 2
-	uas := start(t, "uas_rtp_probe", probe, "", Options{Calls: calls, Keys: keys("probe_port", strconv.Itoa(conn.LocalAddr().(*net.UDPAddr).Port))})
-	uac := UAC(t, "uac_talk", uas.Addr(), Options{Calls: calls, Keys: keys("hold", "1200"), Files: map[string][]byte{"speech.wav": wav}})
-	mustPass(t, uac, uas)
-	if ok, failed, counted := uac.Counts(); !counted || ok != calls || failed != 0 {
-		t.Errorf("sipp counted %d successful and %d failed calls (counted: %v), want %d and 0", ok, failed, counted, calls)
-	}
-	time.Sleep(50 * time.Millisecond)
-	_ = conn.Close()
-	got := <-streams
-	if len(got) != calls {
-		t.Fatalf("%d RTP streams (SSRCs), want one per call (%d)", len(got), calls)
-	}
 	// SIPp 3.6.1 plays the file as it is, its 46-byte header included
 	// (about 6 ms of noise per loop).
-	for ssrc, ulaw := range got {
-		if len(ulaw) < len(wav)+8000/2 { // 1.2 s held: the file played more than once
-			t.Errorf("stream %08x: %d bytes of audio in a 1.2 s call", ssrc, len(ulaw))
-			continue
+	for ssrc, ulaw := range talkingProbe(t, "uac_talk", "uas_rtp_probe", wav, false) {
+		if len(ulaw) < len(wav)+1600 {
+			continue // reported by talkingProbe
 		}
 		if !bytes.Equal(ulaw[:len(wav)], wav) || !bytes.Equal(ulaw[len(wav):len(wav)+1600], wav[:1600]) {
 			t.Errorf("stream %08x does not play speech.wav from its start, looped", ssrc)
@@ -447,49 +481,7 @@ func TestTalkingCallers(t *testing.T) {
 // PCMU from sipp's media port to each caller's SDP address, one stream
 // (SSRC) per call, then hangs up itself.
 func TestTalkingCallees(t *testing.T) {
-	t.Parallel()
-	RequireSipp(t)
-	probe, err := os.ReadFile("testdata/uac_rtp_probe.xml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := net.ListenPacket("udp4", localIP+":0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	streams := make(chan map[uint32]int, 1) // audio bytes by SSRC
-	go func() {
-		got := map[uint32]int{}
-		buf := make([]byte, 2048)
-		for {
-			n, _, err := conn.ReadFrom(buf)
-			if err != nil {
-				streams <- got
-				return
-			}
-			if n == 12+160 && buf[1]&0x7f == 0 {
-				got[binary.BigEndian.Uint32(buf[8:])] += n - 12
-			}
-		}
-	}()
-	wav := ULawWAV(make([]int16, 4000))
-	const calls = 2
-	uas := UAS(t, "uas_talk", Options{Calls: calls, Keys: keys("hold", "1200"), Files: map[string][]byte{"speech.wav": wav}})
-	uac := start(t, "uac_rtp_probe", probe, uas.Addr(), Options{Calls: calls, Keys: keys("probe_port", strconv.Itoa(conn.LocalAddr().(*net.UDPAddr).Port))})
-	mustPass(t, uac, uas)
-	if ok, failed, counted := uas.Counts(); !counted || ok != calls || failed != 0 {
-		t.Errorf("sipp counted %d successful and %d failed calls (counted: %v), want %d and 0", ok, failed, counted, calls)
-	}
-	_ = conn.Close()
-	got := <-streams
-	if len(got) != calls {
-		t.Fatalf("%d RTP streams (SSRCs), want one per call (%d)", len(got), calls)
-	}
-	for ssrc, n := range got {
-		if n < len(wav)+8000/2 { // 1.2 s held: the file played more than once
-			t.Errorf("stream %08x: %d bytes of audio in a 1.2 s call", ssrc, n)
-		}
-	}
+	talkingProbe(t, "uas_talk", "uac_rtp_probe", ULawWAV(make([]int16, 4000)), true)
 }
 
 func TestULawWAV(t *testing.T) {
