@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/parley-voice/parley/internal/eval"
 	"github.com/parley-voice/parley/internal/invalid"
 	"github.com/parley-voice/parley/internal/opt"
 	"github.com/parley-voice/parley/internal/org"
@@ -52,6 +53,7 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		conflict  *invalid.Conflict
 		tooLarge  *http.MaxBytesError
 		limited   *sms.RateLimitError
+		noModel   *eval.UnavailableError
 	)
 	switch {
 	case errors.As(err, &decodeErr):
@@ -65,6 +67,8 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.As(err, &limited):
 		w.Header().Set("Retry-After", "60")
 		writeProblem(w, http.StatusTooManyRequests, codeRateLimited, limited.Message, nil)
+	case errors.As(err, &noModel):
+		writeProblem(w, http.StatusServiceUnavailable, codeUnavailable, noModel.Message, nil)
 	case errors.Is(err, store.ErrNotFound):
 		writeProblem(w, http.StatusNotFound, codeNotFound, messageNotFound, nil)
 	case errors.Is(err, store.ErrConflict):

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/parley-voice/parley/internal/call"
+	"github.com/parley-voice/parley/internal/eval"
 )
 
 // route is one entry of the route table. Routes are authenticated by API key
@@ -91,6 +92,22 @@ func (s *Server) routes() []route {
 		h("GET /v1/knowledge-bases/{id}/sources/{sourceId}", s.getSource),
 		h("DELETE /v1/knowledge-bases/{id}/sources/{sourceId}", s.deleteSource),
 		h("POST /v1/knowledge-bases/{id}/query", s.queryKnowledgeBase),
+
+		h("POST /v1/test-suites", createHandler(s.TestSuites.CreateSuite, eval.NewSuiteRecord)),
+		list("GET /v1/test-suites", s.listTestSuites),
+		h("GET /v1/test-suites/{id}", getHandler(uuidPath, s.TestSuites.GetSuite, eval.NewSuiteRecord)),
+		h("PATCH /v1/test-suites/{id}", updateHandler(s.TestSuites.UpdateSuite, eval.NewSuiteRecord)),
+		h("DELETE /v1/test-suites/{id}", deleteHandler(uuidPath, s.TestSuites.DeleteSuite)),
+		h("POST /v1/test-suites/{id}/test-cases", s.createTestCase),
+		list("GET /v1/test-suites/{id}/test-cases", s.listTestCases),
+		h("GET /v1/test-suites/{id}/test-cases/{caseId}", s.getTestCase),
+		h("PATCH /v1/test-suites/{id}/test-cases/{caseId}", s.updateTestCase),
+		h("DELETE /v1/test-suites/{id}/test-cases/{caseId}", s.deleteTestCase),
+		h("POST /v1/test-suites/{id}/runs", s.startTestRun),
+		list("GET /v1/test-suites/{id}/runs", s.listTestRuns),
+		h("GET /v1/test-suites/{id}/runs/{runId}", s.getTestRun),
+		h("POST /v1/test-suites/{id}/runs/{runId}/cancel", s.cancelTestRun),
+		h("POST /v1/test-suites/{id}/generate-tests", s.generateTests),
 
 		h("POST /v1/messages", createHandler(s.Messages.Send, presentMessage)),
 		list("GET /v1/messages", s.listMessages),

@@ -13,6 +13,7 @@ import (
 	"github.com/parley-voice/parley/internal/agent"
 	"github.com/parley-voice/parley/internal/call"
 	"github.com/parley-voice/parley/internal/callqueue"
+	"github.com/parley-voice/parley/internal/eval"
 	"github.com/parley-voice/parley/internal/folder"
 	"github.com/parley-voice/parley/internal/knowledge"
 	"github.com/parley-voice/parley/internal/org"
@@ -34,6 +35,7 @@ type Services struct {
 	KnowledgeBases       *knowledge.Service
 	Calls                *call.Service
 	Messages             *sms.Messages
+	TestSuites           *eval.Service
 	// Queue places, cancels and runs calls.
 	Queue *callqueue.Queue
 	// Recordings serves call recordings (nil: none kept).

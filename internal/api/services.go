@@ -3,6 +3,7 @@ package api
 import (
 	"github.com/parley-voice/parley/internal/agent"
 	"github.com/parley-voice/parley/internal/call"
+	"github.com/parley-voice/parley/internal/eval"
 	"github.com/parley-voice/parley/internal/folder"
 	"github.com/parley-voice/parley/internal/knowledge"
 	"github.com/parley-voice/parley/internal/org"
@@ -14,7 +15,8 @@ import (
 )
 
 // NewServices builds the domain services over one store and secret box;
-// the call queue, which needs the telephony side, is set by the caller.
+// the call queue, which needs the telephony side, and the test runner's
+// parts (queue, engine, judge, webhooks) are set by the caller.
 // defaultConcurrencyLimit is a new organization's concurrencyLimit.
 func NewServices(st store.Store, box *secret.Box, defaultConcurrencyLimit int) Services {
 	return Services{
@@ -27,5 +29,6 @@ func NewServices(st store.Store, box *secret.Box, defaultConcurrencyLimit int) S
 		KnowledgeBases:       &knowledge.Service{Store: st},
 		Calls:                &call.Service{Store: st},
 		Messages:             &sms.Messages{Store: st, Box: box},
+		TestSuites:           &eval.Service{Store: st, Runner: &eval.Runner{Store: st}},
 	}
 }

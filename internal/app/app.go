@@ -18,6 +18,7 @@ import (
 	"github.com/parley-voice/parley/internal/call"
 	"github.com/parley-voice/parley/internal/call/simdial"
 	"github.com/parley-voice/parley/internal/callqueue"
+	"github.com/parley-voice/parley/internal/eval"
 	"github.com/parley-voice/parley/internal/knowledge"
 	"github.com/parley-voice/parley/internal/media/sipua"
 	"github.com/parley-voice/parley/internal/org"
@@ -48,9 +49,11 @@ type App struct {
 	// UA is the SIP user agent (nil unless --dialer sip); serve starts it.
 	UA    *sipua.UA
 	Phone *telephony.Phone
-	// Engine runs conversations (nil unless --dialer sip); Close waits for
-	// the traces of ended calls it is still exporting.
+	// Engine runs conversations; Close waits for the traces of ended calls
+	// it is still exporting.
 	Engine *pipeline.Engine
+	// TestRuns drives test runs; serve runs it beside the call queue.
+	TestRuns *eval.Runner
 	Log    *slog.Logger
 }
 
@@ -130,10 +133,15 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 	}
 	var ua *sipua.UA
 	var phone *telephony.Phone
-	var engine *pipeline.Engine
+	// The engine runs calls' conversations (with --dialer sip) and the
+	// text-only attempts of test runs (always).
+	engine := newEngine(c, st, services.Orgs, hooks, reg, log)
+	engine.Knowledge = services.KnowledgeBases
+	engine.Messages = services.Messages
+	engine.LLM = services.Messages.LLM // the one model client, built above
 	d := dialer(c)
 	if c.Dialer == "sip" {
-		if ua, phone, engine, err = newPhone(c, st, box, services, hooks, reg, log); err != nil {
+		if ua, phone, err = newPhone(c, st, box, services, hooks, engine, log); err != nil {
 			st.Close()
 			return nil, err
 		}
@@ -144,7 +152,13 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 		Node: nodeID(c), ReclaimAllOnStart: c.DatabaseURL == "",
 		LeaseTTL: c.CallLease, Drain: c.CallDrain, Logger: log, Metrics: callqueue.NewMetrics(reg),
 	})
+	runner := services.TestSuites.Runner
+	runner.Chats, runner.Webhooks, runner.Secret = engine, hooks, services.Orgs.WebhookSecret
+	runner.Judge = eval.Judge{LLM: engine.LLM, Model: c.LLMModel}
+	services.TestSuites.Generator = eval.Generator{LLM: engine.LLM, Model: c.LLMModel}
+	runner.Node, runner.LeaseTTL, runner.ReclaimAll, runner.Logger = nodeID(c), c.CallLease, c.DatabaseURL == "", log
 	if phone != nil {
+		runner.Calls = services.Queue // call-mode attempts need real calls over the loopback trunk
 		phone.Calls = services.Queue
 		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "parley_sip_legs", Help: "SIP call legs up or being set up on this server.",
@@ -156,14 +170,15 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 		RateLimit: c.RateLimit, RateBurst: c.RateBurst,
 	})
 	return &App{Config: c, Store: st, Orgs: services.Orgs, Knowledge: services.KnowledgeBases, Messages: services.Messages, API: server, Queue: services.Queue, Webhooks: hooks,
-		UA: ua, Phone: phone, Engine: engine, Log: log}, nil
+		TestRuns: runner, UA: ua, Phone: phone, Engine: engine, Log: log}, nil
 }
 
-// telephony builds the SIP user agent and the phone over it.
-func newPhone(c Config, st store.Store, box *secret.Box, services api.Services, hooks *webhook.Sender, reg prometheus.Registerer, log *slog.Logger) (*sipua.UA, *telephony.Phone, *pipeline.Engine, error) {
+// newPhone builds the SIP user agent and the phone over it, whose calls
+// engine converses.
+func newPhone(c Config, st store.Store, box *secret.Box, services api.Services, hooks *webhook.Sender, engine *pipeline.Engine, log *slog.Logger) (*sipua.UA, *telephony.Phone, error) {
 	lo, hi, err := c.rtpRange()
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	sc := sipua.Config{
 		ListenAddr: c.SIPAddr, PublicHost: c.SIPPublicHost, RTPPortMin: lo, RTPPortMax: hi,
@@ -173,22 +188,18 @@ func newPhone(c Config, st store.Store, box *secret.Box, services api.Services, 
 	if c.SIPTLSCert != "" {
 		cert, err := tls.LoadX509KeyPair(c.SIPTLSCert, c.SIPTLSKey)
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("--sip-tls-cert/--sip-tls-key: %w", err)
+			return nil, nil, fmt.Errorf("--sip-tls-cert/--sip-tls-key: %w", err)
 		}
 		sc.TLSCert = &cert
 	}
 	ua, err := sipua.New(sc)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	phone := &telephony.Phone{
 		UA: ua, Store: st, Box: box, PreCalls: hooks, Secret: services.Orgs.WebhookSecret,
 		Recordings: services.Recordings, RingTimeout: c.RingTimeout, PostCallBudget: c.PostCallBudget, Logger: log,
 	}
-	engine := newEngine(c, st, services.Orgs, hooks, reg, log)
-	engine.Knowledge = services.KnowledgeBases
-	engine.Messages = services.Messages
-	engine.LLM = services.Messages.LLM // the one model client, built in Open
 	phone.Conversation = engine
 	if c.SIPTrunkHost != "" {
 		phone.DefaultTrunk = &telephony.Trunk{
@@ -196,7 +207,7 @@ func newPhone(c Config, st store.Store, box *secret.Box, services api.Services, 
 			Username: c.SIPTrunkUsername, Password: c.SIPTrunkPassword,
 		}
 	}
-	return ua, phone, engine, nil
+	return ua, phone, nil
 }
 
 // publicURL is the base of the links this server hands out.

@@ -80,6 +80,13 @@ func serve(ctx context.Context, c Config, log *slog.Logger, stderr io.Writer) er
 		close(sweepDone)
 	}()
 	defer func() { stopCalls(); <-sweepDone }()
+	// Test runs are driven beside the queue their calls go through.
+	runsDone := make(chan struct{})
+	go func() {
+		a.TestRuns.Run(calls)
+		close(runsDone)
+	}()
+	defer func() { stopCalls(); <-runsDone }()
 	stopSIP := func() {}
 	if a.UA != nil {
 		if err := a.UA.Start(calls, a.Phone.Handle); err != nil {

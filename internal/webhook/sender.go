@@ -24,6 +24,9 @@ const (
 	EventPostCall       = "post_call"
 	EventCustomTool     = "custom_tool"
 	EventInboundMessage = "inbound_message"
+	// EventTestRunCompleted is sent when a test run ends (completed or
+	// canceled), to the agent under test's postCallWebhookUrl.
+	EventTestRunCompleted = "test_run.completed"
 )
 
 // Header names and fixed values of every delivery.
