@@ -25,15 +25,17 @@ func (s *Service) StartRun(ctx context.Context, orgID, suiteID string, in RunInp
 	if in.Mode.Present() {
 		mode = in.Mode.V
 	}
-	if err := s.Runner.canRun(mode); err != nil {
-		return model.TestRun{}, err
-	}
 	now := model.Now()
 	r := model.TestRun{ID: model.NewID(), OrgID: orgID, SuiteID: suiteID, Mode: mode, Status: model.TestRunRunning,
 		CreatedAt: now, UpdatedAt: now, StartedAt: &now}
 	err := s.Store.Update(ctx, func(tx store.Tx) error {
 		suite, err := tx.GetTestSuite(ctx, orgID, suiteID)
 		if err != nil {
+			return err
+		}
+		// After the suite: another organization's suite id is not found
+		// whatever this server can run.
+		if err := s.Runner.canRun(mode); err != nil {
 			return err
 		}
 		r.AgentID = suite.AgentID
