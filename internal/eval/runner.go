@@ -253,6 +253,16 @@ func (r *Runner) drive(ctx context.Context, run model.TestRun) {
 			delete(inflight, <-done)
 		}
 	}()
+	// A text attempt's conversation lives in its goroutine: when the run
+	// ends under it (canceled), it stops talking to the model at once, and
+	// its attempt, already final, is not written. A call attempt goes on
+	// until its calls end (the cancel hung them up) to delete its caller.
+	actx := ctx
+	if run.Mode == model.TestModeText {
+		var stop context.CancelFunc
+		actx, stop = context.WithCancel(ctx)
+		defer stop() // before the wait above
+	}
 	tick := time.NewTicker(r.Poll * 4)
 	defer tick.Stop()
 	for {
@@ -282,7 +292,7 @@ func (r *Runner) drive(ctx context.Context, run model.TestRun) {
 				}
 				inflight[a.ID] = true
 				go func() {
-					r.attempt(ctx, cur, a)
+					r.attempt(actx, cur, a)
 					done <- a.ID
 				}()
 			}
