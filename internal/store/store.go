@@ -46,6 +46,7 @@ type Tx interface {
 	KnowledgeBases
 	Calls
 	Messages
+	TestSuites
 }
 
 // Orgs persists organizations.

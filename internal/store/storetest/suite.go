@@ -46,6 +46,9 @@ func Run(t *testing.T, open Opener) {
 		{"LiveCount", liveCountTests},
 		{"ChangeCall", changeCallTests},
 		{"Messages", messageTests},
+		{"TestSuites", testSuiteTests},
+		{"TestRuns", testRunTests},
+		{"TestSuiteCascades", testSuiteCascadeTests},
 		{"Cascades", cascadeTests},
 		{"Transactions", transactionTests},
 	}
