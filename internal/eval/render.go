@@ -27,7 +27,7 @@ func renderTranscript(entries []map[string]any) string {
 	}
 	var b strings.Builder
 	for _, e := range entries {
-		if at, ok := e["at"].(float64); ok && at >= 0 {
+		if at, ok := seconds(e["at"]); ok && at >= 0 {
 			s := int(at)
 			fmt.Fprintf(&b, "[%d:%02d] ", s/60, s%60)
 		}
@@ -79,4 +79,21 @@ func asText(v any) string {
 		return fmt.Sprint(v)
 	}
 	return string(out)
+}
+
+// seconds is an entry's "at": a float64 when decoded from the store's
+// JSON, but an entry made in memory may hold another number type.
+func seconds(v any) (float64, bool) {
+	switch v := v.(type) {
+	case float64:
+		return v, true
+	case int:
+		return float64(v), true
+	case int64:
+		return float64(v), true
+	case json.Number:
+		f, err := v.Float64()
+		return f, err == nil
+	}
+	return 0, false
 }
