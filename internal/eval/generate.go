@@ -119,7 +119,7 @@ func (g Generator) Generate(ctx context.Context, agentPrompt string, prompt stri
 		about = "(The agent has no prompt.)"
 	}
 	msgs := []llm.Message{{Role: llm.RoleSystem, Content: generatorSystemPrompt +
-		"\n\nThe prompt of the agent under test, for context:\n<agent_prompt>\n" + cut(about, maxAgentPromptContext) + "\n</agent_prompt>"}}
+		"\n\nThe prompt of the agent under test, for context:\n<agent_prompt>\n" + shorten(about, maxAgentPromptContext) + "\n</agent_prompt>"}}
 	for _, m := range history {
 		msgs = append(msgs, llm.Message{Role: m.Role, Content: m.Content})
 	}
@@ -141,16 +141,19 @@ func (g Generator) Generate(ctx context.Context, agentPrompt string, prompt stri
 	if err != nil {
 		return nil, nil, err
 	}
-	// The answer goes back as the tests accepted, in canonical JSON: the
+	// The answer goes back as the tests accepted, in compact JSON: the
 	// model sees its own earlier answer next time, without any code fence
-	// or stray spaces it was sent with.
-	answer, err := json.Marshal(map[string]any{"tests": tests})
-	if err != nil {
+	// or stray spaces it came with, and a person reading it sees & and <
+	// rather than their \u escapes.
+	var answer strings.Builder
+	enc := json.NewEncoder(&answer)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(map[string]any{"tests": tests}); err != nil {
 		return nil, nil, err
 	}
 	messages = append(history,
 		ChatMessage{Role: llm.RoleUser, Content: prompt},
-		ChatMessage{Role: llm.RoleAssistant, Content: string(answer)})
+		ChatMessage{Role: llm.RoleAssistant, Content: strings.TrimSuffix(answer.String(), "\n")})
 	return tests, messages, nil
 }
 
@@ -181,11 +184,11 @@ func NormalizeMessages(previous []ChatMessage) ([]ChatMessage, error) {
 // that are not blank and within their limits. The strings come back
 // trimmed.
 func parseTests(doc string) ([]GeneratedTest, error) {
-	fields, err := object(doc, "the answer")
+	fields, err := jsonObject(doc, "the answer")
 	if err != nil {
 		return nil, err
 	}
-	if err := exactly(fields, "", "tests"); err != nil {
+	if err := exactFields(fields, "", "tests"); err != nil {
 		return nil, err
 	}
 	var items []json.RawMessage
@@ -201,11 +204,11 @@ func parseTests(doc string) ([]GeneratedTest, error) {
 	tests := make([]GeneratedTest, len(items))
 	for i, item := range items {
 		at := fmt.Sprintf("tests[%d].", i)
-		f, err := object(string(item), fmt.Sprintf("tests[%d]", i))
+		f, err := jsonObject(string(item), fmt.Sprintf("tests[%d]", i))
 		if err != nil {
 			return nil, err
 		}
-		if err := exactly(f, at, "name", "script", "scoringRubric"); err != nil {
+		if err := exactFields(f, at, "name", "script", "scoringRubric"); err != nil {
 			return nil, err
 		}
 		t := &tests[i]
@@ -218,7 +221,7 @@ func parseTests(doc string) ([]GeneratedTest, error) {
 			{"script", maxGeneratedScript, &t.Script},
 			{"scoringRubric", maxGeneratedRubric, &t.ScoringRubric},
 		} {
-			v, err := str(f, at, s.name)
+			v, err := jsonString(f, at, s.name)
 			if err != nil {
 				return nil, err
 			}

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
 	"github.com/parley-voice/parley/internal/invalid"
@@ -100,70 +98,21 @@ func (j Judge) Score(ctx context.Context, rubric string, transcript []map[string
 // parseVerdict decodes doc as a verdict: a JSON object with exactly a
 // boolean "passed" and a non-blank string "reasoning".
 func parseVerdict(doc string) (Verdict, error) {
-	fields, err := object(doc, "the answer")
+	fields, err := jsonObject(doc, "the answer")
 	if err != nil {
 		return Verdict{}, err
 	}
-	if err := exactly(fields, "", "passed", "reasoning"); err != nil {
+	if err := exactFields(fields, "", "passed", "reasoning"); err != nil {
 		return Verdict{}, err
 	}
 	var v Verdict
 	if err := json.Unmarshal(fields["passed"], &v.Passed); err != nil || string(fields["passed"]) == "null" {
 		return Verdict{}, errors.New(`"passed" is not a boolean`)
 	}
-	reasoning, err := str(fields, "", "reasoning")
+	reasoning, err := jsonString(fields, "", "reasoning")
 	if err != nil {
 		return Verdict{}, err
 	}
-	v.Reasoning = cut(invalid.Storable(reasoning), MaxReasoning)
-	return v, nil
-}
-
-// object decodes doc as one JSON object, keeping its values undecoded.
-// what names doc in the error.
-func object(doc, what string) (map[string]json.RawMessage, error) {
-	if doc == "" {
-		return nil, fmt.Errorf("%s is empty", what)
-	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(doc), &fields); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		if errors.As(err, &typeErr) {
-			return nil, fmt.Errorf("%s is JSON but not an object", what)
-		}
-		return nil, fmt.Errorf("%s is not JSON: %v", what, err)
-	}
-	if fields == nil {
-		return nil, fmt.Errorf("%s is JSON but not an object", what)
-	}
-	return fields, nil
-}
-
-// exactly checks that fields has every name and nothing else; at prefixes
-// the names in the error ("tests[2]."), or is "" at the top.
-func exactly(fields map[string]json.RawMessage, at string, names ...string) error {
-	for _, n := range names {
-		if _, ok := fields[n]; !ok {
-			return fmt.Errorf("missing %q", at+n)
-		}
-	}
-	for _, k := range slices.Sorted(maps.Keys(fields)) {
-		if !slices.Contains(names, k) {
-			return fmt.Errorf("unexpected field %q", at+k)
-		}
-	}
-	return nil
-}
-
-// str decodes fields[name] as a string that is not blank, trimmed.
-func str(fields map[string]json.RawMessage, at, name string) (string, error) {
-	var s *string
-	if err := json.Unmarshal(fields[name], &s); err != nil || s == nil {
-		return "", fmt.Errorf("%q is not a string", at+name)
-	}
-	v := strings.TrimSpace(*s)
-	if v == "" {
-		return "", fmt.Errorf("%q is empty", at+name)
-	}
+	v.Reasoning = shorten(invalid.Storable(reasoning), MaxReasoning)
 	return v, nil
 }

@@ -47,10 +47,10 @@ func renderTranscript(entries []map[string]any) string {
 		case kind == "tool_call":
 			tool, _ := e["tool"].(map[string]any)
 			name, _ := tool["name"].(string)
-			fmt.Fprintf(&b, "Agent called the tool %q with arguments %s\n", name, cut(asText(tool["args"]), maxRenderedArgs))
+			fmt.Fprintf(&b, "Agent called the tool %q with arguments %s\n", name, shorten(asText(tool["args"]), maxRenderedArgs))
 			result, ok := e["result"].(map[string]any)
 			if out, has := result["output"]; ok && has {
-				fmt.Fprintf(&b, "    Result: %s\n", cut(asText(out), maxRenderedOutput))
+				fmt.Fprintf(&b, "    Result: %s\n", shorten(asText(out), maxRenderedOutput))
 			} else {
 				b.WriteString("    Result: (none recorded)\n")
 			}
