@@ -45,6 +45,7 @@ func Run(t *testing.T, open Opener) {
 		{"CallWriters", callWriterTests},
 		{"LiveCount", liveCountTests},
 		{"ChangeCall", changeCallTests},
+		{"TestCalls", testCallTests},
 		{"Messages", messageTests},
 		{"TestSuites", testSuiteTests},
 		{"TestRuns", testRunTests},
