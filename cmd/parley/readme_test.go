@@ -106,6 +106,17 @@ func TestReadmeQuickStart(t *testing.T) {
 		switch {
 		case strings.HasPrefix(system, "Summarize"):
 			return llmtest.Reply{Text: []string{"A patient booked a cleaning."}}
+		case r.Body["response_format"] != nil: // the test run's judge
+			return llmtest.Reply{Text: []string{`{"passed": true, "reasoning": "The agent offered Tuesday at ten and confirmed the booking."}`}}
+		case strings.HasPrefix(system, "You are role-playing a person"): // the test run's simulated caller
+			if r.Messages[len(r.Messages)-1]["role"] == "tool" {
+				return llmtest.Reply{}
+			}
+			if heard <= 1 {
+				return llmtest.Reply{Text: []string{"Hi, I would like a cleaning next week, any morning."}}
+			}
+			return llmtest.Reply{Text: []string{replies["patient"]},
+				ToolCalls: []llmtest.ToolCallReply{{ID: "call_bye", Name: "end_call", Arguments: "{}"}}}
 		case strings.HasPrefix(system, "You are a patient"):
 			return llmtest.Reply{Text: []string{replies["patient"]}}
 		case r.Messages[len(r.Messages)-1]["role"] == "tool":
@@ -136,6 +147,10 @@ func TestReadmeQuickStart(t *testing.T) {
 	said(t, "front desk", inbound, replies["desk1"], replies["desk2"])
 	said(t, "patient", outbound, replies["patient"])
 	bothChannelsSpeak(t, filepath.Join(dir, "call.wav"))
+
+	// The test run: two attempts, each a real call judged by the model.
+	runScript(t, dir, fmt.Sprintf("source %q\n%s\n%s\n", vars, session, blocks.one(t, "test-run")))
+	readmeTestRun(t, key)
 	srv.stop(t)
 	t.Logf("quick start, offline and with a model, took %v", time.Since(started).Round(time.Second))
 }
@@ -449,6 +464,52 @@ func bothChannelsSpeak(t *testing.T, path string) {
 	for ch, name := range []string{"left", "right"} {
 		if got[ch] < 500*time.Millisecond {
 			t.Errorf("the recording's %s channel has %v of speech, want at least 500ms", name, got[ch])
+		}
+	}
+}
+
+// readmeTestRun checks the README's test run: completed, both attempts
+// passed, each with its two call records ended and transcribed.
+func readmeTestRun(t *testing.T, key string) {
+	t.Helper()
+	get := func(path string) map[string]any {
+		req, _ := http.NewRequest("GET", "http://127.0.0.1:8080/v1"+path, nil)
+		req.Header.Set("x-api-key", key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&m); err != nil || resp.StatusCode != 200 {
+			t.Fatalf("GET %s: %v %v", path, resp.Status, err)
+		}
+		return m
+	}
+	suites := get("/test-suites?pageSize=1")["data"].([]any)
+	if len(suites) != 1 {
+		t.Fatalf("test suites: %v", suites)
+	}
+	runs := get("/test-suites/" + suites[0].(map[string]any)["id"].(string) + "/runs?includeAttempts=true")["data"].([]any)
+	if len(runs) != 1 {
+		t.Fatalf("test runs: %v", runs)
+	}
+	run := runs[0].(map[string]any)
+	if run["status"] != "completed" || run["totalTests"] != 2.0 || run["passedTests"] != 2.0 || run["mode"] != "call" {
+		t.Errorf("the README's test run ended %v, %v of %v passed (mode %v): %v", run["status"], run["passedTests"], run["totalTests"], run["mode"], run)
+	}
+	for _, a := range run["attempts"].([]any) {
+		a := a.(map[string]any)
+		for _, k := range []string{"callId", "inboundCallId"} {
+			id, _ := a[k].(string)
+			if id == "" {
+				t.Errorf("attempt %v has no %s", a["attemptNumber"], k)
+				continue
+			}
+			c := get("/calls/" + id)["data"].(map[string]any)
+			if c["status"] != "COMPLETED" || len(c["transcript"].([]any)) == 0 {
+				t.Errorf("attempt %v's %s ended %v %v with transcript %v", a["attemptNumber"], k, c["status"], c["hangupCause"], c["transcript"])
+			}
 		}
 	}
 }

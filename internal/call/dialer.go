@@ -14,6 +14,9 @@ type DialRequest struct {
 	ToNumber     string
 	CallerIDName string // display name of the SIP From header; "" for none
 	SIPTrunkID   *string
+	// Loopback sends the call over the built-in loopback trunk whatever
+	// SIPTrunkID says: a simulated caller's call to the agent under test.
+	Loopback bool
 }
 
 // Dialer places outbound calls. The real one speaks SIP (media/sip); tests

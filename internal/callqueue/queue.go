@@ -105,7 +105,8 @@ func (q *Queue) Wake() {
 // With skipQueue the call jumps the queue, and when every line is taken it
 // is refused with ErrConcurrencyLimit and nothing is stored. The decision
 // and the insert are one transaction under the organization's lock, so
-// concurrent requests never admit more calls than the limit.
+// concurrent requests never admit more calls than the limit. A call that
+// ReservesLine needs two free lines: its own and its far end's.
 func (q *Queue) Place(ctx context.Context, c *model.Call, skipQueue bool) error {
 	if err := q.awaitRecovery(ctx); err != nil {
 		return err
@@ -114,7 +115,7 @@ func (q *Queue) Place(ctx context.Context, c *model.Call, skipQueue bool) error 
 	c.Status, c.CreatedAt, c.UpdatedAt = model.CallQueued, now, now
 	admitted := false
 	err := q.o.Store.Update(ctx, func(tx store.Tx) error {
-		free, queued, err := lineFree(ctx, tx, c.OrgID)
+		free, queued, err := lineFree(ctx, tx, c.OrgID, lines(*c))
 		if err != nil {
 			return err
 		}
@@ -154,7 +155,10 @@ type Connect func(ctx context.Context, progress func(call.Change) bool) (call.Li
 // Answer admits an inbound call c (built by call.NewInbound) and runs it
 // with connect. Inbound calls are never queued: at the organization's
 // concurrency limit c is stored FAILED (BUSY) and ErrConcurrencyLimit
-// returned.
+// returned. An inbound leg whose caller is one of our own calls
+// (LoopbackCallerID) that reserved a line for it takes that line, whatever
+// the count: the reservation is released and the leg admitted in the same
+// transaction, so the count does not move.
 func (q *Queue) Answer(ctx context.Context, c *model.Call, connect Connect) error {
 	if err := q.awaitRecovery(ctx); err != nil {
 		return err
@@ -163,9 +167,19 @@ func (q *Queue) Answer(ctx context.Context, c *model.Call, connect Connect) erro
 	c.Status, c.CreatedAt, c.UpdatedAt = model.CallQueued, now, now
 	full := false
 	err := q.o.Store.Update(ctx, func(tx store.Tx) error {
-		free, _, err := lineFree(ctx, tx, c.OrgID)
+		free, _, err := lineFree(ctx, tx, c.OrgID, 1)
 		if err != nil {
 			return err
+		}
+		// Released whether or not a line is free besides (the leg must not
+		// hold two), and before the insert, which writes the organization's
+		// count: every writer of a call takes its row before the count.
+		if c.LoopbackCallerID != nil {
+			released, err := tx.ReleaseReservedLine(ctx, c.OrgID, *c.LoopbackCallerID)
+			if err != nil {
+				return err
+			}
+			free = free || released
 		}
 		if full = !free; full {
 			if err := call.Apply(c, call.Change{To: model.CallFailed, HangupCause: call.CauseBusy,
@@ -227,18 +241,27 @@ func (q *Queue) awaitRecovery(ctx context.Context) error {
 }
 
 // lineFree locks the organization (held until tx ends, so the decision and
-// the write that follows are one) and says whether it has a line free and
-// whether calls wait in its queue.
-func lineFree(ctx context.Context, tx store.Tx, orgID string) (free, queued bool, err error) {
+// the write that follows are one) and says whether it has need lines free
+// and whether calls wait in its queue.
+func lineFree(ctx context.Context, tx store.Tx, orgID string, need int) (free, queued bool, err error) {
 	org, err := tx.LockOrg(ctx, orgID)
 	if err != nil {
 		return false, false, err
 	}
-	lines, err := tx.CountLines(ctx, orgID)
+	l, err := tx.CountLines(ctx, orgID)
 	if err != nil {
 		return false, false, err
 	}
-	return lines.Live < org.ConcurrencyLimit, lines.Queued, nil
+	return l.Live+need <= org.ConcurrencyLimit, l.Queued, nil
+}
+
+// lines is how many lines c holds once admitted: its own, and the one it
+// reserves for its far end.
+func lines(c model.Call) int {
+	if c.ReservesLine {
+		return 2
+	}
+	return 1
 }
 
 // admit moves a queued call to INITIATED under this server's lease.
@@ -365,7 +388,9 @@ func (q *Queue) liveCount() int {
 }
 
 // dispatch admits queued calls wherever a line is free, oldest first per
-// organization, and starts them.
+// organization, and starts them. The head of a queue that needs more lines
+// than are free (a call that reserves one) waits, and so does every call
+// behind it.
 func (q *Queue) dispatch(ctx context.Context) {
 	var orgs []string
 	err := q.o.Store.View(ctx, func(tx store.Tx) (err error) {
@@ -394,6 +419,9 @@ func (q *Queue) dispatch(ctx context.Context) {
 			}
 			now := model.Now()
 			for _, c := range next {
+				if live += lines(c); live > org.ConcurrencyLimit {
+					break
+				}
 				if err := q.admit(&c, now); err != nil {
 					return err
 				}

@@ -41,3 +41,41 @@ func TestLineFreedElsewhereWakesDispatch(t *testing.T) {
 		t.Fatalf("dialed %s, want the queued call %s", d.Req.CallID, waiting.ID)
 	}
 }
+
+// A reservation given up elsewhere frees a line too, and wakes this
+// server's dispatcher as a call's end does.
+func TestReservationReleasedElsewhereWakesDispatch(t *testing.T) {
+	open, ok := engines(t)["postgres"]
+	if !ok {
+		t.Skip("needs PostgreSQL (PARLEY_TEST_DATABASE_URL): SQLite has one server, whose calls wake its own dispatcher")
+	}
+	h := newHarness(t, open(t), 2, func(o *Options) { o.Poll = time.Hour })
+	ctx := context.Background()
+	now := model.Now()
+	owner, until := "node-b", now.Add(time.Hour)
+	elsewhere := model.Call{ // node-b's caller holds both lines
+		ID: model.NewID(), OrgID: h.org.ID, AgentID: h.agent.ID, AgentName: h.agent.Name, Direction: model.Outbound,
+		Status: model.CallInProgress, FromNumber: "+14155550100", ToNumber: "agent-" + h.agent.ID, ReservesLine: true,
+		InitiatedAt: &now, StartedAt: &now, LeaseOwner: &owner, LeaseExpiresAt: &until,
+	}
+	if err := h.store.Update(ctx, func(tx store.Tx) error { return tx.CreateCall(ctx, &elsewhere) }); err != nil {
+		t.Fatal(err)
+	}
+	waiting := h.mustPlace("+14155550001")
+	if waiting.Status != model.CallQueued {
+		t.Fatalf("call placed while node-b holds both lines is %s, want QUEUED", waiting.Status)
+	}
+	err := h.store.Update(ctx, func(tx store.Tx) error {
+		ok, err := tx.ReleaseReservedLine(ctx, h.org.ID, elsewhere.ID)
+		if err == nil && !ok {
+			t.Error("nothing released")
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := h.dialed(); d.Req.CallID != waiting.ID {
+		t.Fatalf("dialed %s, want the queued call %s", d.Req.CallID, waiting.ID)
+	}
+}

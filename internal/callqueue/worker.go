@@ -60,16 +60,18 @@ func (q *Queue) start(c model.Call, connect Connect) {
 func (q *Queue) run(ctx context.Context, w *worker) {
 	c := w.call
 	log := q.o.Logger.With("call_id", c.ID, "org_id", c.OrgID)
-	if err := q.agentAvailable(ctx, c); err != nil {
+	agent, err := q.agentAvailable(ctx, c)
+	if err != nil {
 		q.end(c, call.Change{To: model.CallFailed, HangupCause: call.CauseAgentUnavailable, ErrorMessage: err.Error()})
 		return
 	}
 	var line call.Line
-	var err error
 	if w.connect != nil {
 		line, err = w.connect(ctx, func(ch call.Change) bool { return q.transition(c, ch) })
 	} else {
-		req := call.DialRequest{CallID: c.ID, OrgID: c.OrgID, AgentID: c.AgentID, FromNumber: c.FromNumber, ToNumber: c.ToNumber, SIPTrunkID: c.SIPTrunkID}
+		// A simulated caller rings the agent under test in this deployment.
+		req := call.DialRequest{CallID: c.ID, OrgID: c.OrgID, AgentID: c.AgentID, FromNumber: c.FromNumber, ToNumber: c.ToNumber,
+			SIPTrunkID: c.SIPTrunkID, Loopback: agent.SimulatedCaller}
 		if c.AgentCallerIDName != nil {
 			req.CallerIDName = *c.AgentCallerIDName
 		}
@@ -150,13 +152,15 @@ func (q *Queue) abandoned(c model.Call, cause error) {
 	}
 }
 
-func (q *Queue) agentAvailable(ctx context.Context, c model.Call) error {
+// agentAvailable reads the call's agent (a simulated caller too) and
+// checks it can still take the call.
+func (q *Queue) agentAvailable(ctx context.Context, c model.Call) (model.Agent, error) {
 	var a model.Agent
 	var err error
 	// A store error is retried a little: a busy database (pool exhausted,
 	// failover) should not fail a call that was just admitted.
 	for attempt := 0; attempt < 3; attempt++ {
-		a, err = store.Read(ctx, q.o.Store, func(tx store.Tx) (model.Agent, error) { return tx.GetAgent(ctx, c.OrgID, c.AgentID) })
+		a, err = store.Read(ctx, q.o.Store, func(tx store.Tx) (model.Agent, error) { return tx.GetCallAgent(ctx, c.OrgID, c.AgentID) })
 		if err == nil || errors.Is(err, store.ErrNotFound) || ctx.Err() != nil {
 			break
 		}
@@ -167,13 +171,13 @@ func (q *Queue) agentAvailable(ctx context.Context, c model.Call) error {
 	}
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return errors.New("the agent was deleted before the call was placed")
+		return a, errors.New("the agent was deleted before the call was placed")
 	case err != nil:
-		return err
+		return a, err
 	case a.Status != model.AgentActive:
-		return errors.New("the agent was disabled before the call was placed")
+		return a, errors.New("the agent was disabled before the call was placed")
 	}
-	return nil
+	return a, nil
 }
 
 // transition applies a non-final change; false when the call is already
@@ -235,7 +239,7 @@ func (q *Queue) write(orgID, id string, ch call.Change) (model.Call, bool) {
 // capturePostCallURL records where the post-call webhook goes, as the agent
 // says when the call ends: skipped when the agent has no URL (or is gone).
 func (q *Queue) capturePostCallURL(ctx context.Context, tx store.Tx, c *model.Call) error {
-	a, err := tx.GetAgent(ctx, c.OrgID, c.AgentID)
+	a, err := tx.GetCallAgent(ctx, c.OrgID, c.AgentID)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}

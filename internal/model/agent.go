@@ -28,8 +28,11 @@ type Agent struct {
 	SIPTrunkID            *string
 	MessagingConnectionID *string
 	Config                AgentConfig
-	CreatedAt             time.Time
-	UpdatedAt             time.Time
+	// SimulatedCaller marks a hidden agent that a test run creates to call
+	// the agent under test: no API query sees it, and no call can dial it.
+	SimulatedCaller bool
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
 }
 
 // AgentConfig is the agent's configuration beyond its indexed columns. A nil

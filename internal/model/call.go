@@ -74,6 +74,15 @@ type Call struct {
 	LeaseOwner     *string
 	LeaseExpiresAt *time.Time
 
+	// ReservesLine: the call holds a second line, for the far end it dials
+	// over the loopback trunk, from its admission until that far end's
+	// inbound leg is admitted onto it (or the call ends). Only creating
+	// the call sets it; only store.Calls.ReleaseReservedLine clears it.
+	ReservesLine bool
+	// LoopbackCallerID is, on an inbound leg that came over the loopback
+	// trunk from one of our own calls, that caller leg's id.
+	LoopbackCallerID *string
+
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }

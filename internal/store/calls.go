@@ -46,14 +46,23 @@ type Calls interface {
 	// single writer already serialises every write transaction). It returns
 	// the organization as locked.
 	LockOrg(ctx context.Context, orgID string) (model.Organization, error)
-	// CountLiveCalls says how many of the organization's calls hold a
-	// line: one row, kept by the schema in the transaction of every status
+	// CountLiveCalls says how many lines the organization's calls hold (a
+	// live call holds one, two while it reserves one): one row, kept by the schema in the transaction of every status
 	// change, not a count of the calls.
 	CountLiveCalls(ctx context.Context, orgID string) (int, error)
 	// CountLines says how many of the organization's calls hold a line and
 	// whether any waits in the queue, in one query. After LockOrg in the
 	// same write transaction it is exact until the transaction ends.
 	CountLines(ctx context.Context, orgID string) (Lines, error)
+	// ReleaseReservedLine gives up the line a live call reserves for its
+	// far end (ReservesLine) and says whether it did: false when the call
+	// holds no reservation (it ended, it never had one, or it was already
+	// released). Only this clears ReservesLine; UpdateCall and ChangeCall
+	// never write it.
+	ReleaseReservedLine(ctx context.Context, orgID, callID string) (bool, error)
+	// GetCallByLoopbackCaller finds the inbound leg that the call callerID
+	// placed over the loopback trunk (ErrNotFound when none came yet).
+	GetCallByLoopbackCaller(ctx context.Context, orgID, callerID string) (model.Call, error)
 	// OldestQueuedCalls returns up to n of the organization's QUEUED calls,
 	// oldest first (created_at, then id): the FIFO order of the queue.
 	OldestQueuedCalls(ctx context.Context, orgID string, n int) ([]model.Call, error)
@@ -79,7 +88,7 @@ type Calls interface {
 // Lines is what an admission decision needs to know about an
 // organization's calls besides its limit.
 type Lines struct {
-	Live   int  // calls that hold a line
+	Live   int  // lines held: one per live call, two while it reserves one
 	Queued bool // some call waits in the queue
 }
 

@@ -46,6 +46,7 @@ type Tx interface {
 	KnowledgeBases
 	Calls
 	Messages
+	TestSuites
 }
 
 // Orgs persists organizations.
@@ -80,6 +81,16 @@ type Agents interface {
 	ListAgents(ctx context.Context, orgID string, f AgentFilter) ([]model.Agent, int, error)
 	UpdateAgent(ctx context.Context, a *model.Agent) error
 	DeleteAgent(ctx context.Context, orgID, id string) error
+	// Every query above leaves simulated callers out (model.Agent
+	// SimulatedCaller, a test run's hidden agents): to them such an agent
+	// does not exist.
+
+	// GetCallAgent reads any agent of the organization, simulated callers
+	// included; it is for the call plane's reads of a call's own agent.
+	GetCallAgent(ctx context.Context, orgID, id string) (model.Agent, error)
+	// DeleteSimulatedCaller deletes an agent that is a simulated caller;
+	// any other agent is ErrNotFound.
+	DeleteSimulatedCaller(ctx context.Context, orgID, id string) error
 	// SetAgentKnowledgeBases replaces the agent's assignments with kbIDs.
 	SetAgentKnowledgeBases(ctx context.Context, orgID, agentID string, kbIDs []string) error
 	// AgentKnowledgeBases returns, per agent id, its assigned knowledge bases

@@ -51,6 +51,11 @@ func (p *Phone) Handle(ctx context.Context, in *sipua.Incoming) {
 		return
 	}
 	c := p.newInbound(r, in)
+	if orgID != "" {
+		if id, ok := p.loopbackCaller(orgID, in.Header(loopbackCallerHeader)); ok {
+			c.LoopbackCallerID = &id
+		}
+	}
 	started := make(chan struct{})
 	// finished hands over what to wait on for the call's end: the line's
 	// Ended, or a closed channel when it did not connect (no goroutine

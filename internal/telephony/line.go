@@ -56,7 +56,7 @@ func (p *Phone) answered(ctx context.Context, orgID, callID, agentID string, leg
 		if live.Call, err = tx.GetCall(ctx, orgID, callID); err != nil {
 			return err
 		}
-		live.Agent, err = tx.GetAgent(ctx, orgID, agentID)
+		live.Agent, err = tx.GetCallAgent(ctx, orgID, agentID)
 		return err
 	})
 	if err != nil {

@@ -18,6 +18,28 @@ func (p *Phone) loopbackToken(orgID string) string {
 	return orgID + "." + hex.EncodeToString(m.Sum(nil))
 }
 
+// loopbackCallerHeader names, on a loopback INVITE, the call that placed
+// it: "<call id>.<hmac of org id|call id>", so the inbound leg can take the
+// line its caller reserved for it (callqueue.Answer) and a test run can
+// find the leg. Only the server can sign it, and only for its own org.
+const loopbackCallerHeader = "X-Parley-Loopback-Caller"
+
+func (p *Phone) loopbackCallerToken(orgID, callID string) string {
+	m := hmac.New(sha256.New, p.Box.Derive("loopback-trunk"))
+	m.Write([]byte(orgID + "|" + callID))
+	return callID + "." + hex.EncodeToString(m.Sum(nil))
+}
+
+// loopbackCaller returns the call a caller token of organization orgID
+// names; ok false for a missing or forged token.
+func (p *Phone) loopbackCaller(orgID, token string) (string, bool) {
+	id, _, found := strings.Cut(token, ".")
+	if !found || id == "" || orgID == "" {
+		return "", false
+	}
+	return id, hmac.Equal([]byte(p.loopbackCallerToken(orgID, id)), []byte(token))
+}
+
 // loopbackOrg returns the organization a loopback token names; ok false
 // for a missing or forged token.
 func (p *Phone) loopbackOrg(token string) (string, bool) {

@@ -14,13 +14,17 @@ import (
 )
 
 // Dial implements call.Dialer: the call goes out through the agent's trunk
-// (or the default trunk), and once answered runs until it ends.
+// (or the default trunk), or the loopback trunk when req.Loopback says so,
+// and once answered runs until it ends.
 func (p *Phone) Dial(ctx context.Context, req call.DialRequest, ringing func()) (call.Line, error) {
-	trunk, err := p.trunk(ctx, req.OrgID, req.SIPTrunkID)
-	if err != nil {
-		return nil, err
+	trunk := Trunk{Transport: model.TransportLoopback}
+	if !req.Loopback {
+		var err error
+		if trunk, err = p.trunk(ctx, req.OrgID, req.SIPTrunkID); err != nil {
+			return nil, err
+		}
 	}
-	t, err := p.target(trunk, req.OrgID, req.ToNumber)
+	t, err := p.target(trunk, req.OrgID, req.CallID, req.ToNumber)
 	if err != nil {
 		return nil, &call.DialError{Cause: call.CauseDialFailed, Message: err.Error()}
 	}
@@ -64,8 +68,9 @@ func (p *Phone) trunk(ctx context.Context, orgID string, id *string) (Trunk, err
 	return out, nil
 }
 
-// target is the SIP destination of number through trunk.
-func (p *Phone) target(tr Trunk, orgID, number string) (sipua.Target, error) {
+// target is the SIP destination of number through trunk, for call callID
+// of organization orgID.
+func (p *Phone) target(tr Trunk, orgID, callID, number string) (sipua.Target, error) {
 	t := sipua.Target{User: number, RingTimeout: p.RingTimeout}
 	switch tr.Transport {
 	case model.TransportLoopback:
@@ -79,6 +84,9 @@ func (p *Phone) target(tr Trunk, orgID, number string) (sipua.Target, error) {
 		t.Host, t.Transport = host, "udp"
 		t.Port, _ = strconv.Atoi(port)
 		t.Headers = map[string]string{loopbackHeader: p.loopbackToken(orgID)}
+		if callID != "" {
+			t.Headers[loopbackCallerHeader] = p.loopbackCallerToken(orgID, callID)
+		}
 		return t, nil
 	case model.TransportTLS:
 		if !p.UA.TLS() {

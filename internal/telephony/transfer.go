@@ -78,7 +78,7 @@ func modeOrCold(m string) string {
 
 func (ln *line) coldTransfer(ctx context.Context, l *Live, number string) (string, error) {
 	if ln.trunk.Transport != model.TransportLoopback && ln.trunk.Host != "" {
-		t, err := ln.p.target(ln.trunk, l.Call.OrgID, number)
+		t, err := ln.p.target(ln.trunk, l.Call.OrgID, "", number)
 		if err == nil {
 			ln.mu.Lock()
 			ln.detached = true // the far end may hang up on us: that is the transfer working
@@ -142,7 +142,7 @@ func (ln *line) warmTransfer(ctx context.Context, l *Live, number string, w Warm
 
 // dialDestination calls number through the call's trunk for a transfer.
 func (ln *line) dialDestination(ctx context.Context, l *Live, number string) (*sipua.Leg, error) {
-	t, err := ln.p.target(ln.trunk, l.Call.OrgID, number)
+	t, err := ln.p.target(ln.trunk, l.Call.OrgID, "", number)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,7 @@
 // Package llm owns the conversation engine's view of a large language
 // model: the [Client] interface that streams one chat completion, the
 // request and result types it speaks ([Request], [Message], [Tool],
-// [ToolCall], [Result], [Usage]) and the error kinds every implementation
+// [ToolCall], [JSONSchema], [Result], [Usage]) and the error kinds every implementation
 // wraps ([ErrUnavailable], [ErrTimeout], [ErrRejected]) so callers can
 // decide between retrying, falling back and giving up.
 //

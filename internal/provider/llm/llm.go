@@ -42,6 +42,21 @@ type Request struct {
 	Temperature     *float64 // nil: the provider's default
 	ReasoningEffort string   // "", "low", "medium", "high": sent only when set
 	MaxTokens       int      // 0: unset
+	// ResponseFormat asks for an answer that is a JSON document following a
+	// schema (structured output) instead of free text; nil: free text. The
+	// answer still arrives as Result.Text: the caller decodes and validates
+	// it, since not every compatible server enforces the schema.
+	ResponseFormat *JSONSchema
+}
+
+// JSONSchema names the JSON Schema a structured answer must follow.
+type JSONSchema struct {
+	Name        string         // a-z, A-Z, 0-9, _ and -, at most 64 characters; required
+	Description string         // what the answer is for ("": not sent)
+	Schema      map[string]any // a JSON Schema object
+	// Strict asks the provider to enforce the schema exactly (OpenAI's
+	// strict mode: every property required, additionalProperties false).
+	Strict bool
 }
 
 // Usage is what the provider reported the completion cost, in tokens.

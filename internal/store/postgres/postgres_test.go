@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"net/url"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -277,4 +279,17 @@ func TestMessagesMigration(t *testing.T) {
 	if err := s.DB().QueryRowContext(ctx, "SELECT count(*) FROM messages").Scan(&n); err != nil || n != 0 {
 		t.Fatalf("messages left after deleting their organization: %d, %v", n, err)
 	}
+}
+
+func TestLiveCountOnDelete(t *testing.T) {
+	s := open(t, databaseURL(t))
+	storetest.LiveCountOnDelete(t, s, func(ids ...string) error {
+		marks := make([]string, len(ids))
+		args := make([]any, len(ids))
+		for i, id := range ids {
+			marks[i], args[i] = "$"+strconv.Itoa(i+1), id
+		}
+		_, err := s.DB().ExecContext(t.Context(), "DELETE FROM calls WHERE id IN ("+strings.Join(marks, ", ")+")", args...)
+		return err
+	})
 }

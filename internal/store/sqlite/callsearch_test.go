@@ -8,6 +8,7 @@ import (
 	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/store"
 	"github.com/parley-voice/parley/internal/store/migrations"
+	"github.com/parley-voice/parley/internal/store/sqlstore"
 )
 
 // TestCallSearchMigration takes 00008 down and up again over stored calls,
@@ -23,11 +24,16 @@ func TestCallSearchMigration(t *testing.T) {
 	}
 	orgs := []model.Organization{{Name: "a"}, {Name: "b"}}
 	var calls []model.Call
+	// Written as 00007's schema has them: the store writes columns later
+	// migrations add.
 	create := func(org model.Organization, name string) {
 		t.Helper()
-		c := model.Call{OrgID: org.ID, AgentID: model.NewID(), AgentName: name, Direction: model.Inbound,
-			Status: model.CallCompleted, FromNumber: "+15550000001", ToNumber: "+15550000002"}
-		if err := s.Update(ctx, func(tx store.Tx) error { return tx.CreateCall(ctx, &c) }); err != nil {
+		c := model.Call{ID: model.NewID(), OrgID: org.ID}
+		now := sqlstore.FormatTime(model.Now())
+		if _, err := s.DB().ExecContext(ctx, `INSERT INTO calls (id, org_id, agent_id, agent_name, direction, status,
+			from_number, to_number, variables, prompt, transcript, metrics, created_at, updated_at)
+			VALUES (?, ?, ?, ?, 'INBOUND', 'COMPLETED', '+15550000001', '+15550000002', '{}', '', '[]', '{}', ?, ?)`,
+			c.ID, c.OrgID, model.NewID(), name, now, now); err != nil {
 			t.Fatal(err)
 		}
 		calls = append(calls, c)

@@ -341,3 +341,15 @@ func TestMessagesMigration(t *testing.T) {
 		t.Fatalf("messages left after deleting their organization: %d, %v", n, err)
 	}
 }
+
+func TestLiveCountOnDelete(t *testing.T) {
+	s := open(t)
+	storetest.LiveCountOnDelete(t, s, func(ids ...string) error {
+		args := make([]any, len(ids))
+		for i, id := range ids {
+			args[i] = id
+		}
+		_, err := s.DB().ExecContext(t.Context(), "DELETE FROM calls WHERE id IN (?"+strings.Repeat(", ?", len(ids)-1)+")", args...)
+		return err
+	})
+}

@@ -9,12 +9,18 @@ import (
 )
 
 const agentColumns = "id, org_id, name, status, mode, folder_id, sip_trunk_id, messaging_connection_id, " +
-	"config, created_at, updated_at"
+	"config, simulated_caller, created_at, updated_at"
+
+// visibleAgent is the condition every agent query but the call plane's
+// adds: simulated callers (a test run's hidden agents) exist for their
+// calls alone, so to the API they are unknown ids, and no inbound call can
+// dial one.
+const visibleAgent = " AND NOT simulated_caller"
 
 func scanAgent(r rowScanner) (model.Agent, error) {
 	var a model.Agent
 	err := r.Scan(&a.ID, &a.OrgID, &a.Name, &a.Status, &a.Mode, &a.FolderID, &a.SIPTrunkID,
-		&a.MessagingConnectionID, documentDest{&a.Config}, timeDest{&a.CreatedAt}, timeDest{&a.UpdatedAt})
+		&a.MessagingConnectionID, documentDest{&a.Config}, &a.SimulatedCaller, timeDest{&a.CreatedAt}, timeDest{&a.UpdatedAt})
 	return a, err
 }
 
@@ -29,9 +35,9 @@ func (t *tx) CreateAgent(ctx context.Context, a *model.Agent) error {
 	if err != nil {
 		return t.fail(err, "create agent %s", a.ID)
 	}
-	_, err = t.exec(ctx, `INSERT INTO agents (`+agentColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err = t.exec(ctx, `INSERT INTO agents (`+agentColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		a.ID, a.OrgID, a.Name, a.Status, a.Mode, a.FolderID, a.SIPTrunkID, a.MessagingConnectionID,
-		config, t.time(a.CreatedAt), t.time(a.UpdatedAt))
+		config, a.SimulatedCaller, t.time(a.CreatedAt), t.time(a.UpdatedAt))
 	if err != nil {
 		return t.fail(err, "create agent %s", a.ID)
 	}
@@ -43,6 +49,16 @@ func (t *tx) GetAgent(ctx context.Context, orgID, id string) (model.Agent, error
 		return model.Agent{}, notFound("get agent %s", id)
 	}
 	return get(ctx, t, scanAgent, "get agent "+id,
+		`SELECT `+agentColumns+` FROM agents WHERE org_id = ? AND id = ?`+visibleAgent, orgID, id)
+}
+
+// GetCallAgent reads any agent of the organization, simulated callers
+// included: the call plane's read of a call's own agent.
+func (t *tx) GetCallAgent(ctx context.Context, orgID, id string) (model.Agent, error) {
+	if !uuids(orgID, id) {
+		return model.Agent{}, notFound("get agent %s", id)
+	}
+	return get(ctx, t, scanAgent, "get agent "+id,
 		`SELECT `+agentColumns+` FROM agents WHERE org_id = ? AND id = ?`, orgID, id)
 }
 
@@ -50,7 +66,7 @@ func (t *tx) GetAgentByID(ctx context.Context, id string) (model.Agent, error) {
 	if !uuids(id) {
 		return model.Agent{}, notFound("get agent %s", id)
 	}
-	return get(ctx, t, scanAgent, "get agent "+id, `SELECT `+agentColumns+` FROM agents WHERE id = ?`, id)
+	return get(ctx, t, scanAgent, "get agent "+id, `SELECT `+agentColumns+` FROM agents WHERE id = ?`+visibleAgent, id)
 }
 
 func (t *tx) GetAgents(ctx context.Context, orgID string, ids []string) ([]model.Agent, error) {
@@ -60,7 +76,7 @@ func (t *tx) GetAgents(ctx context.Context, orgID string, ids []string) ([]model
 	}
 	err := uuidBatches(ids, func(batch []any, marks string) error {
 		found, err := all(ctx, t, scanAgent, "get agents",
-			`SELECT `+agentColumns+` FROM agents WHERE org_id = ? AND id IN (`+marks+`)`,
+			`SELECT `+agentColumns+` FROM agents WHERE org_id = ? AND id IN (`+marks+`)`+visibleAgent,
 			append([]any{orgID}, batch...)...)
 		out = append(out, found...)
 		return err
@@ -74,7 +90,7 @@ func (t *tx) ListAgents(ctx context.Context, orgID string, f store.AgentFilter) 
 	if !uuids(orgID) {
 		return []model.Agent{}, 0, nil
 	}
-	where, args := "org_id = ?", []any{orgID}
+	where, args := "org_id = ?"+visibleAgent, []any{orgID}
 	if f.Status != "" {
 		where += " AND status = ?"
 		args = append(args, f.Status)
@@ -130,7 +146,7 @@ func (t *tx) UpdateAgent(ctx context.Context, a *model.Agent) error {
 	return t.change(ctx, "update agent "+a.ID,
 		`UPDATE agents SET name = ?, status = ?, mode = ?, folder_id = ?, sip_trunk_id = ?,
 			messaging_connection_id = ?, config = ?, updated_at = ?
-		WHERE org_id = ? AND id = ?`,
+		WHERE org_id = ? AND id = ?`+visibleAgent,
 		a.Name, a.Status, a.Mode, a.FolderID, a.SIPTrunkID, a.MessagingConnectionID, config,
 		t.time(a.UpdatedAt), a.OrgID, a.ID)
 }
@@ -142,7 +158,17 @@ func (t *tx) DeleteAgent(ctx context.Context, orgID, id string) error {
 		return notFound("delete agent %s", id)
 	}
 	return t.change(ctx, "delete agent "+id,
-		`DELETE FROM agents WHERE org_id = ? AND id = ?`, orgID, id)
+		`DELETE FROM agents WHERE org_id = ? AND id = ?`+visibleAgent, orgID, id)
+}
+
+// DeleteSimulatedCaller deletes a simulated caller (its test attempt is
+// over) as DeleteAgent deletes an agent; any other agent is ErrNotFound.
+func (t *tx) DeleteSimulatedCaller(ctx context.Context, orgID, id string) error {
+	if !uuids(orgID, id) {
+		return notFound("delete simulated caller %s", id)
+	}
+	return t.change(ctx, "delete simulated caller "+id,
+		`DELETE FROM agents WHERE org_id = ? AND id = ? AND simulated_caller`, orgID, id)
 }
 
 // SetAgentKnowledgeBases replaces the agent's assignments. A knowledge base
@@ -159,7 +185,7 @@ func (t *tx) SetAgentKnowledgeBases(ctx context.Context, orgID, agentID string, 
 		}
 	}
 	var exists int
-	err := t.queryRow(ctx, `SELECT 1 FROM agents WHERE org_id = ? AND id = ?`, orgID, agentID).Scan(&exists)
+	err := t.queryRow(ctx, `SELECT 1 FROM agents WHERE org_id = ? AND id = ?`+visibleAgent, orgID, agentID).Scan(&exists)
 	if err != nil {
 		return t.fail(err, "%s", what)
 	}

@@ -63,6 +63,22 @@ var callFields = []callField{
 	{"lease_expires_at", false, func(c *model.Call) any { return nullTimeDest{&c.LeaseExpiresAt} }, func(t *tx, c *model.Call, _ callDocs) any { return t.nullTime(c.LeaseExpiresAt) }},
 	{"created_at", false, func(c *model.Call) any { return timeDest{&c.CreatedAt} }, func(t *tx, c *model.Call, _ callDocs) any { return t.time(c.CreatedAt) }},
 	{"updated_at", false, func(c *model.Call) any { return timeDest{&c.UpdatedAt} }, func(t *tx, c *model.Call, _ callDocs) any { return t.time(c.UpdatedAt) }},
+	{"reserves_line", false, func(c *model.Call) any { return &c.ReservesLine }, func(_ *tx, c *model.Call, _ callDocs) any { return c.ReservesLine }},
+	{"loopback_caller_id", false, func(c *model.Call) any { return &c.LoopbackCallerID }, func(_ *tx, c *model.Call, _ callDocs) any { return c.LoopbackCallerID }},
+}
+
+// createdOnly reports whether UpdateCall and ChangeCall leave a column
+// alone: the keys and created_at never change; the transcript changes only
+// through AppendTranscript (so a status change never overwrites entries
+// appended meanwhile), and reserves_line only through ReleaseReservedLine
+// (a writer that read the call before the release must not bring the
+// reservation back: the live count would hold a line nobody uses).
+func createdOnly(column string) bool {
+	switch column {
+	case "id", "org_id", "created_at", "transcript", "reserves_line":
+		return true
+	}
+	return false
 }
 
 // callSelect reads a whole call, and with minimal, a call without its big
@@ -137,7 +153,7 @@ func callWrite(c *model.Call, create bool) (callDocs, error) {
 	if !uuids(c.ID, c.OrgID, c.AgentID) {
 		return callDocs{}, notFound("call %s: organization %s, agent %s", c.ID, c.OrgID, c.AgentID)
 	}
-	for name, id := range map[string]*string{"sip trunk": c.SIPTrunkID, "dialed agent": c.DialedAgentID} {
+	for name, id := range map[string]*string{"sip trunk": c.SIPTrunkID, "dialed agent": c.DialedAgentID, "loopback caller": c.LoopbackCallerID} {
 		if id != nil && !uuids(*id) {
 			return callDocs{}, notFound("call %s: %s %s", c.ID, name, *id)
 		}
@@ -177,15 +193,12 @@ func (t *tx) CreateCall(ctx context.Context, c *model.Call) error {
 	return nil
 }
 
-// callUpdate is the SET list of UpdateCall: every column but the keys,
-// created_at and the transcript, which only AppendTranscript writes (so a
-// status change never overwrites entries appended meanwhile).
+// callUpdate is the SET list of UpdateCall: every column but the
+// createdOnly ones.
 var callUpdate = func() string {
 	var set []string
 	for _, f := range callFields {
-		switch f.column {
-		case "id", "org_id", "created_at", "transcript":
-		default:
+		if !createdOnly(f.column) {
 			set = append(set, f.column+" = ?")
 		}
 	}
@@ -204,9 +217,7 @@ func (t *tx) UpdateCall(ctx context.Context, c *model.Call) error {
 	}
 	var args []any
 	for _, f := range callFields {
-		switch f.column {
-		case "id", "org_id", "created_at", "transcript":
-		default:
+		if !createdOnly(f.column) {
 			args = append(args, f.value(t, c, d))
 		}
 	}
@@ -235,8 +246,7 @@ func (t *tx) ChangeCall(ctx context.Context, before, after *model.Call) error {
 	var set []string
 	var args []any
 	for _, f := range callFields {
-		switch f.column {
-		case "id", "org_id", "created_at", "transcript":
+		if createdOnly(f.column) {
 			continue
 		}
 		v := f.value(t, after, nd)
@@ -529,6 +539,35 @@ func (t *tx) CountLines(ctx context.Context, orgID string) (store.Lines, error) 
 		return l, t.fail(err, "count lines of organization %s", orgID)
 	}
 	return l, nil
+}
+
+// ReleaseReservedLine clears the reservation of a live call; the schema's
+// trigger takes the line off the organization's live count.
+func (t *tx) ReleaseReservedLine(ctx context.Context, orgID, callID string) (bool, error) {
+	if !uuids(orgID, callID) {
+		return false, nil
+	}
+	res, err := t.exec(ctx, `UPDATE calls SET reserves_line = ? WHERE org_id = ? AND id = ? AND reserves_line AND status IN `+liveStatuses,
+		false, orgID, callID)
+	if err != nil {
+		return false, t.fail(err, "release the line call %s reserves", callID)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("release the line call %s reserves: rows affected: %w", callID, err)
+	}
+	return n > 0, nil
+}
+
+// GetCallByLoopbackCaller reads the inbound leg callerID placed; there is
+// at most one (a caller dials once).
+func (t *tx) GetCallByLoopbackCaller(ctx context.Context, orgID, callerID string) (model.Call, error) {
+	if !uuids(orgID, callerID) {
+		return model.Call{}, notFound("get the call of loopback caller %s", callerID)
+	}
+	return get(ctx, t, fullCall.scan, "get the call of loopback caller "+callerID,
+		`SELECT `+fullCall.columns+` FROM calls c WHERE c.org_id = ? AND c.loopback_caller_id = ?
+		ORDER BY c.created_at, c.id LIMIT 1`, orgID, callerID)
 }
 
 // OldestQueuedCalls returns the head of the organization's queue. In a write

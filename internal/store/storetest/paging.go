@@ -45,9 +45,19 @@ func reversed(ids []string) []string {
 // want is the ids oldest first; list returns one page's ids and the total.
 func checkPaging(t *testing.T, want []string, list func(store.Page) ([]string, int)) {
 	t.Helper()
+	checkPagingFrom(t, store.Desc, want, list)
+}
+
+// checkPagingFrom is checkPaging for a list whose default direction is dir.
+func checkPagingFrom(t *testing.T, dir string, want []string, list func(store.Page) ([]string, int)) {
+	t.Helper()
 	n := len(want)
+	byDefault := reversed(want)
+	if dir == store.Asc {
+		byDefault = want
+	}
 	got, total := list(store.Page{Number: 1, Size: 100})
-	wantEqual(t, reversed(want), got, cmpopts.EquateEmpty())
+	wantEqual(t, byDefault, got, cmpopts.EquateEmpty())
 	wantEqual(t, n, total)
 
 	got, _ = list(store.Page{Number: 1, Size: 100, SortDir: store.Desc})

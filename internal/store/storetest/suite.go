@@ -45,7 +45,11 @@ func Run(t *testing.T, open Opener) {
 		{"CallWriters", callWriterTests},
 		{"LiveCount", liveCountTests},
 		{"ChangeCall", changeCallTests},
+		{"TestCalls", testCallTests},
 		{"Messages", messageTests},
+		{"TestSuites", testSuiteTests},
+		{"TestRuns", testRunTests},
+		{"TestSuiteCascades", testSuiteCascadeTests},
 		{"Cascades", cascadeTests},
 		{"Transactions", transactionTests},
 	}

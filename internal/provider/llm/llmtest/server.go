@@ -25,6 +25,9 @@ type Request struct {
 	IncludeUsage bool
 	// MaxCompletionTokens is max_completion_tokens (0: absent).
 	MaxCompletionTokens int
+	// ResponseFormat is response_format as sent (nil: absent), e.g.
+	// {"type":"json_schema","json_schema":{"name":...,"schema":{...},"strict":true}}.
+	ResponseFormat map[string]any
 	// Body is the whole JSON body, for fields not decoded above.
 	Body   map[string]any
 	Header http.Header

@@ -16,6 +16,7 @@ type requestBody struct {
 	ReasoningEffort     string           `json:"reasoning_effort"`
 	Stream              bool             `json:"stream"`
 	MaxCompletionTokens int              `json:"max_completion_tokens"`
+	ResponseFormat      map[string]any   `json:"response_format"`
 	StreamOptions       *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
@@ -42,6 +43,7 @@ func decodeRequest(body []byte) (Request, error) {
 		Stream:              b.Stream,
 		IncludeUsage:        b.StreamOptions != nil && b.StreamOptions.IncludeUsage,
 		MaxCompletionTokens: b.MaxCompletionTokens,
+		ResponseFormat:      b.ResponseFormat,
 		Body:                all,
 	}, nil
 }

@@ -205,7 +205,7 @@ func TestRequestBody(t *testing.T) {
 	if full.ReasoningEffort != "low" || full.MaxCompletionTokens != 256 {
 		t.Errorf("reasoning_effort = %q, max_completion_tokens = %d", full.ReasoningEffort, full.MaxCompletionTokens)
 	}
-	for _, key := range []string{"temperature", "reasoning_effort", "max_completion_tokens", "max_tokens", "tools"} {
+	for _, key := range []string{"temperature", "reasoning_effort", "max_completion_tokens", "max_tokens", "tools", "response_format"} {
 		if _, ok := bare.Body[key]; ok {
 			t.Errorf("unset %s sent: %v", key, bare.Body[key])
 		}
@@ -216,6 +216,45 @@ func TestRequestBody(t *testing.T) {
 		}
 		if auth := r.Header.Get("Authorization"); auth != "Bearer sk-test" {
 			t.Errorf("request %d: Authorization = %q", i, auth)
+		}
+	}
+}
+
+func TestResponseFormat(t *testing.T) {
+	b := setup(t, reply(llmtest.Reply{Text: []string{`{"passed":`, `true}`}}))
+	schema := map[string]any{
+		"type":                 "object",
+		"properties":           map[string]any{"passed": map[string]any{"type": "boolean"}},
+		"required":             []any{"passed"},
+		"additionalProperties": false,
+	}
+	for _, f := range []llm.JSONSchema{
+		{Name: "verdict", Description: "Whether the agent passed", Schema: schema, Strict: true},
+		{Name: "loose", Schema: schema},
+	} {
+		r := hello
+		r.ResponseFormat = &f
+		res, _, err := b.stream(t, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Text != `{"passed":true}` {
+			t.Errorf("text = %q; the structured answer comes back as text", res.Text)
+		}
+	}
+	got := b.server.Requests()
+	if len(got) != 2 {
+		t.Fatalf("server got %d requests, want 2", len(got))
+	}
+	want := []map[string]any{
+		{"type": "json_schema", "json_schema": map[string]any{
+			"name": "verdict", "description": "Whether the agent passed", "schema": schema, "strict": true,
+		}},
+		{"type": "json_schema", "json_schema": map[string]any{"name": "loose", "schema": schema}},
+	}
+	for i, r := range got {
+		if diff := cmp.Diff(want[i], r.ResponseFormat); diff != "" {
+			t.Errorf("request %d: response_format (-want +got):\n%s", i, diff)
 		}
 	}
 }
@@ -464,6 +503,7 @@ func TestBadRequestNotSent(t *testing.T) {
 	for _, r := range []llm.Request{
 		{Messages: []llm.Message{{Role: "narrator", Content: "x"}}},
 		{Messages: []llm.Message{{Role: llm.RoleTool, Content: "x"}}},
+		{Messages: hello.Messages, ResponseFormat: &llm.JSONSchema{Schema: map[string]any{"type": "object"}}},
 	} {
 		if _, _, err := b.stream(t, r); !errors.Is(err, llm.ErrRejected) {
 			t.Errorf("%+v: err = %v, want ErrRejected", r, err)

@@ -4,7 +4,10 @@
 // llm.Client on top of github.com/openai/openai-go/v3: it streams
 // POST {BaseURL}/chat/completions with "stream": true and
 // stream_options.include_usage, hands text deltas to the caller as they
-// arrive and assembles tool calls from their deltas.
+// arrive and assembles tool calls from their deltas. A Request's
+// ResponseFormat goes out as response_format {"type": "json_schema",
+// "json_schema": {...}} (structured output); the answer still comes back
+// as text, for the caller to decode.
 //
 // # Timeouts and retries
 //

@@ -49,6 +49,22 @@ func (c *Client) params(r llm.Request) (sdk.ChatCompletionNewParams, error) {
 	if r.MaxTokens > 0 {
 		p.MaxCompletionTokens = param.NewOpt(int64(r.MaxTokens))
 	}
+	if f := r.ResponseFormat; f != nil {
+		if f.Name == "" {
+			return sdk.ChatCompletionNewParams{}, fmt.Errorf("%w: response format without a name", llm.ErrRejected)
+		}
+		s := shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: f.Name}
+		if f.Description != "" {
+			s.Description = param.NewOpt(f.Description)
+		}
+		if f.Schema != nil {
+			s.Schema = f.Schema
+		}
+		if f.Strict {
+			s.Strict = param.NewOpt(true)
+		}
+		p.ResponseFormat.OfJSONSchema = &shared.ResponseFormatJSONSchemaParam{JSONSchema: s}
+	}
 	return p, nil
 }
 
