@@ -33,6 +33,7 @@ type env struct {
 	contract *contract
 	dialer   *calltest.Dialer
 	posted   chan []byte // post-call bodies delivered
+	model    *testModel  // the fake language model, with withModel
 }
 
 // postRecorder delivers post-call webhooks into a channel.
@@ -48,6 +49,7 @@ type envConfig struct {
 	Config
 	dialer *calltest.Dialer
 	open   func(testing.TB) store.Store // default: SQLite in a temporary directory
+	model  *modelConfig                 // withModel: a fake model behind the test runner and generator
 }
 
 type envOption func(*envConfig)
@@ -85,6 +87,9 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 		Store: st, Dialer: cfg.dialer, Webhooks: postRecorder(e0.posted), Secret: cfg.Orgs.WebhookSecret,
 		Node: "test", Poll: 10 * time.Millisecond, Drain: 10 * time.Millisecond, Logger: cfg.Logger,
 	})
+	if cfg.model != nil {
+		e0.model = startTestRunner(t, &cfg.Config, cfg.model)
+	}
 	queueCtx, stopQueue := context.WithCancel(context.Background())
 	queueDone := make(chan struct{})
 	go func() {
