@@ -48,8 +48,8 @@ func TestTenantIsolation(t *testing.T) {
 	checked := 0
 	for _, rt := range e.server.routes() {
 		method, path, _ := strings.Cut(rt.pattern, " ")
-		if !strings.Contains(path, "{") {
-			continue
+		if !strings.Contains(path, "{") || strings.HasPrefix(path, "/v1/test-suites/") {
+			continue // test suites need runs of a running model: TestTestSuiteTenantIsolation
 		}
 		concrete := path
 		for prefix, id := range ids {
