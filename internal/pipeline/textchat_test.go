@@ -433,7 +433,9 @@ func TestChatProviderErrors(t *testing.T) {
 	t.Run("the agent's model", func(t *testing.T) {
 		b := newBench(t)
 		m := newChatModel(t, callerScript("Hello?", "Bye."),
-			func(int, llmtest.Request) llmtest.Reply { return llmtest.Reply{Status: http.StatusServiceUnavailable, Message: "overloaded"} })
+			func(int, llmtest.Request) llmtest.Reply {
+				return llmtest.Reply{Status: http.StatusServiceUnavailable, Message: "overloaded"}
+			})
 		res, err := (&Engine{LLM: m.llm, Store: b.st}).Chat(context.Background(), chatWith(b, nil))
 		if !errors.Is(err, llm.ErrUnavailable) || !strings.Contains(err.Error(), "agent under test") || !strings.Contains(err.Error(), "overloaded") {
 			t.Fatalf("err %v", err)
@@ -443,7 +445,9 @@ func TestChatProviderErrors(t *testing.T) {
 	})
 	t.Run("the caller's model", func(t *testing.T) {
 		b := newBench(t)
-		m := newChatModel(t, func(int, llmtest.Request) llmtest.Reply { return llmtest.Reply{Status: http.StatusUnauthorized, Message: "bad key"} },
+		m := newChatModel(t, func(int, llmtest.Request) llmtest.Reply {
+			return llmtest.Reply{Status: http.StatusUnauthorized, Message: "bad key"}
+		},
 			func(int, llmtest.Request) llmtest.Reply { return says("unused") })
 		_, err := (&Engine{LLM: m.llm, Store: b.st}).Chat(context.Background(), chatWith(b, nil))
 		if !errors.Is(err, llm.ErrRejected) || !strings.Contains(err.Error(), "simulated caller") {
