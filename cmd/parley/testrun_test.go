@@ -243,7 +243,7 @@ func TestTestRunSharesTheLimit(t *testing.T) {
 				return
 			case <-time.After(50 * time.Millisecond):
 			}
-			req, _ := http.NewRequest("GET", a.base+"/calls?status=INITIATED,RINGING,IN_PROGRESS&pageSize=100&minimal=true", nil)
+			req, _ := http.NewRequest("GET", a.base+"/calls?status=INITIATED,RINGING,IN_PROGRESS&pageSize=100", nil)
 			req.Header.Set("x-api-key", a.key)
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {

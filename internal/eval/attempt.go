@@ -241,10 +241,9 @@ func (r *Runner) textAttempt(ctx context.Context, run model.TestRun, a model.Tes
 		}
 		return
 	}
-	standIn := call.NewInbound(under, nil, callerNumber, "agent-"+under.ID, &under.ID)
-	standIn.ID = "" // no call record exists
 	res, err := r.Chats.Chat(ctx, pipeline.Chat{
-		Agent: under, Call: standIn, CallerPrompt: call.Render(callerPrompt(a.Script), a.Variables),
+		Agent: under, Call: pipeline.ChatCall(under, callerNumber, "agent-"+under.ID, nil, model.Now()),
+		CallerPrompt: call.Render(callerPrompt(a.Script), a.Variables),
 	})
 	switch {
 	case ctx.Err() != nil:

@@ -22,10 +22,8 @@ import (
 // the loop's read (wake.go), so the loop keeps hearing the caller (and can
 // stop the agent) while the providers work.
 type conversation struct {
-	e       *Engine
+	agentSide
 	live    *telephony.Live
-	agent   model.AgentConfig
-	tools   []model.CustomTool
 	audio   media.Audio
 	arrival media.Arrivals // the audio's packet arrival times (nil: the leg has none)
 	wake    waker
@@ -33,7 +31,6 @@ type conversation struct {
 	vad     *vad.Detector
 	history []llm.Message
 	log     *transcriptLog
-	metrics *metrics
 	turn    int
 
 	reply     *reply         // the agent's turn under way (nil: the agent is idle)
@@ -48,7 +45,6 @@ type conversation struct {
 	closing      bool           // the closing line is under way: no more turns
 	screening    *screening     // voicemail detection under way
 	timed        []*latency     // the answered turns, for the trace
-	kbIDs        []string       // the agent's knowledge bases
 	failures     map[string]int // failures in a row, per provider
 	endCause     string
 	failure      string    // errorMessage when the call ends FAILED
@@ -74,10 +70,10 @@ func newConversation(e *Engine, l *telephony.Live, tools []model.CustomTool) *co
 		rate = Rate
 	}
 	c := &conversation{
-		e: e, live: l, agent: l.Agent.Config, tools: tools, rate: rate,
+		agentSide: agentSide{e: e, agent: l.Agent.Config, call: l.Call, tools: tools, metrics: &metrics{}},
+		live:      l, rate: rate,
 		audio:    l.Session.Audio(rate),
 		vad:      vad.New(vad.Config{Rate: rate}),
-		metrics:  &metrics{},
 		log:      &transcriptLog{t: t, log: e.log()},
 		heard:    make(chan heard, 4),
 		failures: map[string]int{},
@@ -242,17 +238,12 @@ func (c *conversation) closeCall(ctx context.Context) {
 
 // greet opens the call per firstMessageMode.
 func (c *conversation) greet(ctx context.Context) {
-	mode := ""
-	if c.agent.FirstMessageMode != nil {
-		mode = *c.agent.FirstMessageMode
-	}
-	switch {
-	case mode == "dynamic":
-		c.history = append(c.history, llm.Message{Role: llm.RoleUser,
-			Content: "(The " + strings.ToLower(c.live.Call.Direction) + " call has just been answered. Greet the caller.)"})
+	switch note, first := opening(c.live.Call, c.agent); {
+	case note != "":
+		c.history = append(c.history, llm.Message{Role: llm.RoleUser, Content: note})
 		c.startReply(ctx, nil)
-	case c.live.Call.FirstMessage != nil && *c.live.Call.FirstMessage != "":
-		c.speak(ctx, fixedLine{text: *c.live.Call.FirstMessage, remember: true})
+	case first != "":
+		c.speak(ctx, fixedLine{text: first, remember: true})
 	}
 }
 

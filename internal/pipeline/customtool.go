@@ -32,8 +32,8 @@ func customToolDef(t model.CustomTool) llm.Tool {
 	return llm.Tool{Name: t.Name, Description: desc, Parameters: params}
 }
 
-func (c *conversation) customTool(name string) (model.CustomTool, bool) {
-	for _, t := range c.tools {
+func (s *agentSide) customTool(name string) (model.CustomTool, bool) {
+	for _, t := range s.tools {
 		if t.Name == name {
 			return t, true
 		}
@@ -45,10 +45,10 @@ func (c *conversation) customTool(name string) (model.CustomTool, bool) {
 // POST {"event":"custom_tool","callId","agentId","tool","args"} (or the
 // raw args with sendRawRequestBody), the tool's headers and query
 // parameters, signed like every webhook, bounded by its timeout and the
-// SSRF guard. The response body, cut at 16 KiB, is the result.
-func (r *reply) callCustomTool(t model.CustomTool, args string) string {
-	c := r.c
-	if c.e.Webhooks == nil {
+// SSRF guard. The response body, cut at 16 KiB, is the result. callId is
+// null in a text chat: it has no call record.
+func (s *agentSide) callCustomTool(ctx context.Context, t model.CustomTool, args string) string {
+	if s.e.Webhooks == nil {
 		return "error: custom tools are not available on this server"
 	}
 	var parsed map[string]any
@@ -62,8 +62,12 @@ func (r *reply) callCustomTool(t model.CustomTool, args string) string {
 	if t.SendRawRequestBody {
 		body, _ = json.Marshal(parsed)
 	} else {
-		body, _ = json.Marshal(map[string]any{"event": webhook.EventCustomTool, "callId": c.live.Call.ID,
-			"agentId": c.live.Call.AgentID, "tool": t.Name, "args": parsed})
+		var callID any // null, never "": no call record has the empty id
+		if s.call.ID != "" {
+			callID = s.call.ID
+		}
+		body, _ = json.Marshal(map[string]any{"event": webhook.EventCustomTool, "callId": callID,
+			"agentId": s.call.AgentID, "tool": t.Name, "args": parsed})
 	}
 	d := webhook.Delivery{Event: webhook.EventCustomTool, URL: t.WebhookURL, Body: body,
 		Query: url.Values{}, MaxResponse: maxToolResult}
@@ -76,14 +80,14 @@ func (r *reply) callCustomTool(t model.CustomTool, args string) string {
 	if t.TimeoutSeconds != nil && *t.TimeoutSeconds > 0 {
 		d.Timeout = time.Duration(*t.TimeoutSeconds) * time.Second
 	}
-	if c.e.Secret != nil {
-		secret, err := c.e.Secret(context.WithoutCancel(r.ctx), c.live.Call.OrgID)
+	if s.e.Secret != nil {
+		secret, err := s.e.Secret(context.WithoutCancel(ctx), s.call.OrgID)
 		if err != nil {
-			c.e.log().Error("custom tool: signing secret", "call_id", c.live.Call.ID, "err", err)
+			s.e.log().Error("custom tool: signing secret", "call_id", s.call.ID, "err", err)
 		}
 		d.Secret = secret
 	}
-	res := c.e.Webhooks.Deliver(r.ctx, d)
+	res := s.e.Webhooks.Deliver(ctx, d)
 	if !res.Sent {
 		return "error: " + res.Err.Error()
 	}

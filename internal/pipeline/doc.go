@@ -15,6 +15,11 @@
 // turn's latency is measured stage by stage (latency.go) into the call's
 // metrics, the log, Prometheus and an OpenTelemetry trace (trace.go).
 //
+// What the agent brings to a conversation, its prompt, model settings,
+// tools and knowledge bases, is one type (agentside.go), which the text
+// chats of test runs share (textchat.go: Engine.Chat, a simulated caller
+// and the agent taking turns in text, no audio).
+//
 // Engine implements telephony.Conversation. docs/architecture.md ("The
 // conversation engine") describes the rules and numbers.
 package pipeline

@@ -28,55 +28,54 @@ const (
 
 // knowledgeMode is how the agent uses its knowledge bases: "" (none
 // assigned), "automatic" (the default) or "query_tool".
-func (c *conversation) knowledgeMode() string {
-	if len(c.kbIDs) == 0 || c.e.Knowledge == nil {
+func (s *agentSide) knowledgeMode() string {
+	if len(s.kbIDs) == 0 || s.e.Knowledge == nil {
 		return ""
 	}
-	if m := deref(c.agent.KnowledgeBaseRetrievalMode); m == "query_tool" {
+	if m := deref(s.agent.KnowledgeBaseRetrievalMode); m == "query_tool" {
 		return m
 	}
 	return "automatic"
 }
 
-func (c *conversation) knowledgeChunks() int {
-	if v := c.agent.KnowledgeBaseChunks; v != nil && *v > 0 {
+func (s *agentSide) knowledgeChunks() int {
+	if v := s.agent.KnowledgeBaseChunks; v != nil && *v > 0 {
 		return *v
 	}
 	return knowledge.DefaultChunks
 }
 
-func (c *conversation) knowledgeThreshold() float64 {
-	if v := c.agent.KnowledgeBaseSimilarityThreshold; v != nil {
+func (s *agentSide) knowledgeThreshold() float64 {
+	if v := s.agent.KnowledgeBaseSimilarityThreshold; v != nil {
 		return *v
 	}
 	return 0
 }
 
-// retrieve runs one retrieval and records it in the call's metrics.
-func (c *conversation) retrieve(ctx context.Context, turnID, query string, budget time.Duration) []knowledge.Hit {
+// retrieve runs one retrieval and records it in the conversation's metrics.
+func (s *agentSide) retrieve(ctx context.Context, turnID, query string, budget time.Duration) []knowledge.Hit {
 	rctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
 	began := time.Now()
-	hits, err := c.e.Knowledge.Retrieve(rctx, c.live.Call.OrgID, c.kbIDs, query, c.knowledgeChunks(), c.knowledgeThreshold())
+	hits, err := s.e.Knowledge.Retrieve(rctx, s.call.OrgID, s.kbIDs, query, s.knowledgeChunks(), s.knowledgeThreshold())
 	took := time.Since(began)
 	if err != nil {
-		c.e.log().Warn("knowledge retrieval failed", "call_id", c.live.Call.ID, "err", err, "ms", took.Milliseconds())
+		s.e.log().Warn("knowledge retrieval failed", "call_id", s.call.ID, "err", err, "ms", took.Milliseconds())
 		hits = nil
 	}
-	c.metrics.addRetrieval(turnID, query, hits, took, err)
+	s.metrics.addRetrieval(turnID, query, hits, took, err)
 	return hits
 }
 
 // withKnowledge is the request's messages with the chunks retrieved for the
 // caller's last words placed just before them (automatic mode). They are
 // not kept in the history: each turn gets its own.
-func (r *reply) withKnowledge(msgs []llm.Message) []llm.Message {
-	c := r.c
-	if c.knowledgeMode() != "automatic" || len(msgs) == 0 || msgs[len(msgs)-1].Role != llm.RoleUser {
+func (s *agentSide) withKnowledge(ctx context.Context, turnID string, msgs []llm.Message) []llm.Message {
+	if s.knowledgeMode() != "automatic" || len(msgs) == 0 || msgs[len(msgs)-1].Role != llm.RoleUser {
 		return msgs
 	}
 	last := msgs[len(msgs)-1]
-	hits := c.retrieve(r.ctx, r.turnID, last.Content, retrievalBudget)
+	hits := s.retrieve(ctx, turnID, last.Content, retrievalBudget)
 	if len(hits) == 0 {
 		return msgs
 	}
@@ -103,14 +102,14 @@ func searchTool() llm.Tool {
 }
 
 // searchKnowledge runs the model's search.
-func (r *reply) searchKnowledge(args string) string {
+func (s *agentSide) searchKnowledge(ctx context.Context, turnID, args string) string {
 	var a struct {
 		Query string `json:"query"`
 	}
 	if err := json.Unmarshal([]byte(args), &a); err != nil || strings.TrimSpace(a.Query) == "" {
 		return `error: give the search as {"query": "refund policy"}`
 	}
-	hits := r.c.retrieve(r.ctx, r.turnID, a.Query, queryToolTimeout)
+	hits := s.retrieve(ctx, turnID, a.Query, queryToolTimeout)
 	if len(hits) == 0 {
 		return "no results"
 	}

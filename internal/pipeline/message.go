@@ -23,9 +23,9 @@ const (
 )
 
 // messagingOn: the agent may text the caller (messagingConfig.sendMessageEnabled).
-func (c *conversation) messagingOn() bool {
-	mc := c.agent.MessagingConfig
-	return c.e.Messages != nil && mc != nil && on(mc.SendMessageEnabled)
+func (s *agentSide) messagingOn() bool {
+	mc := s.agent.MessagingConfig
+	return s.e.Messages != nil && mc != nil && on(mc.SendMessageEnabled)
 }
 
 func sendMessageTool(a model.AgentConfig) llm.Tool {
@@ -39,17 +39,22 @@ func sendMessageTool(a model.AgentConfig) llm.Tool {
 	}}
 }
 
-// sendMessage texts the caller; the message is recorded with the call's id.
-func (r *reply) sendMessage(args string) string {
+// messageArg is send_message's text, or why the arguments are wrong.
+func messageArg(args string) (body, bad string) {
 	var a struct {
 		Body string `json:"body"`
 	}
 	if err := json.Unmarshal([]byte(args), &a); err != nil || strings.TrimSpace(a.Body) == "" {
-		return `error: give the text as {"body": "..."}`
+		return "", `error: give the text as {"body": "..."}`
 	}
-	ctx, cancel := context.WithTimeout(r.ctx, sendMessageTimeout)
+	return a.Body, ""
+}
+
+// sendMessage texts the caller; the message is recorded with the call's id.
+func (r *reply) sendMessage(ctx context.Context, body string) string {
+	ctx, cancel := context.WithTimeout(ctx, sendMessageTimeout)
 	defer cancel()
-	m, err := r.c.e.Messages.SendFromCall(ctx, r.c.live.Call, a.Body)
+	m, err := r.c.e.Messages.SendFromCall(ctx, r.c.live.Call, body)
 	switch {
 	case err != nil:
 		return "error: " + err.Error()

@@ -255,10 +255,7 @@ func (r *reply) converse() {
 		var pending strings.Builder
 		first := true
 		r.lat.mark(stageLLMStart)
-		res, err := c.e.LLM.Stream(r.ctx, llm.Request{
-			Model: c.e.Model, Messages: r.messages(), Tools: c.toolDefs(),
-			Temperature: c.agent.LLMTemperature, ReasoningEffort: deref(c.agent.LLMReasoningEffort),
-		}, func(delta string) error {
+		res, err := c.e.LLM.Stream(r.ctx, c.request(r.messages()), func(delta string) error {
 			if first {
 				first = false
 				r.lat.mark(stageLLMFirstToken)
@@ -317,7 +314,7 @@ func (r *reply) converse() {
 func (r *reply) messages() []llm.Message {
 	msgs := append(r.base[:len(r.base):len(r.base)], r.added...)
 	if len(r.added) == 0 {
-		msgs = r.withKnowledge(msgs)
+		msgs = r.c.withKnowledge(r.ctx, r.turnID, msgs)
 	}
 	return msgs
 }

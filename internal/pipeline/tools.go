@@ -19,10 +19,10 @@ const (
 	toolTransfer   = "transfer_to_number"
 )
 
-// toolDefs are the functions the model may call on this call: the system
-// tools the agent enables, then its enabled custom tools.
-func (c *conversation) toolDefs() []llm.Tool {
-	a := c.agent
+// toolDefs are the functions the model may call in this conversation: the
+// system tools the agent enables, then its enabled custom tools.
+func (s *agentSide) toolDefs() []llm.Tool {
+	a := s.agent
 	var out []llm.Tool
 	if on(a.EndCallEnabled) {
 		out = append(out, llm.Tool{Name: toolEndCall,
@@ -41,13 +41,13 @@ func (c *conversation) toolDefs() []llm.Tool {
 					"description": "the keys to press, in order"}},
 			}})
 	}
-	if c.messagingOn() {
+	if s.messagingOn() {
 		out = append(out, sendMessageTool(a))
 	}
-	if c.knowledgeMode() == "query_tool" {
+	if s.knowledgeMode() == "query_tool" {
 		out = append(out, searchTool())
 	}
-	for _, t := range c.tools {
+	for _, t := range s.tools {
 		out = append(out, customToolDef(t))
 	}
 	return out
@@ -71,90 +71,141 @@ func transferTool(a model.AgentConfig) llm.Tool {
 	}}
 }
 
-// runTools runs the model's tool calls and returns their results for the
-// history; again is whether the model should be asked to go on.
-func (r *reply) runTools(calls []llm.ToolCall) (results []llm.Message, again bool) {
-	c := r.c
+// toolLine is what the system tools that act on the line do. A call's
+// reply presses keys, transfers and texts for real; a text chat has no
+// line and records what would have been done (textchat.go).
+type toolLine interface {
+	pressDigits(ctx context.Context, digits string) string
+	// transfer hands the caller to toNumber, one of the agent's routes:
+	// out is the model's result, transferred whether the caller is gone,
+	// logged whether the tool entry is written already.
+	transfer(ctx context.Context, toNumber string) (out string, transferred, logged bool)
+	sendMessage(ctx context.Context, body string) string
+}
+
+// toolRecorder writes a tool call's transcript entry.
+type toolRecorder interface {
+	tool(turnID string, c llm.ToolCall, output string)
+}
+
+// runTools runs the model's tool calls in order, the line's through l,
+// records each, and returns their results for the history; again is
+// whether the model should be asked to go on, endCause why the
+// conversation ends after this turn ("" = it goes on).
+func (s *agentSide) runTools(ctx context.Context, turnID string, calls []llm.ToolCall, l toolLine, rec toolRecorder) (results []llm.Message, again bool, endCause string) {
 	for _, tc := range calls {
 		var out string
 		logged := false
 		switch {
-		case tc.Name == toolEndCall && on(c.agent.EndCallEnabled):
+		case tc.Name == toolEndCall && on(s.agent.EndCallEnabled):
 			out = "the call is ending"
-			r.endCause = call.CauseEndCallTool
-		case tc.Name == toolPressDigit && on(c.agent.PlayKeypadTouchToneEnabled):
-			out = r.pressDigits(tc.Arguments)
+			endCause = call.CauseEndCallTool
+		case tc.Name == toolPressDigit && on(s.agent.PlayKeypadTouchToneEnabled):
+			if digits, bad := digitsArg(tc.Arguments); bad != "" {
+				out = bad
+			} else {
+				out = l.pressDigits(ctx, digits)
+			}
 			again = true
-		case tc.Name == toolTransfer && on(c.agent.TransferEnabled):
-			out, logged = r.transfer(tc.Arguments)
-			again = r.endCause == ""
-		case tc.Name == toolSendMessage && c.messagingOn():
-			out = r.sendMessage(tc.Arguments)
+		case tc.Name == toolTransfer && on(s.agent.TransferEnabled):
+			if to, bad := s.transferArg(tc.Arguments); bad != "" {
+				out = bad
+			} else {
+				var transferred bool
+				if out, transferred, logged = l.transfer(ctx, to); transferred {
+					endCause = call.CauseTransferred
+				}
+			}
+			again = endCause == ""
+		case tc.Name == toolSendMessage && s.messagingOn():
+			if body, bad := messageArg(tc.Arguments); bad != "" {
+				out = bad
+			} else {
+				out = l.sendMessage(ctx, body)
+			}
 			again = true
-		case tc.Name == toolSearchKnowledge && c.knowledgeMode() == "query_tool":
-			out = r.searchKnowledge(tc.Arguments)
+		case tc.Name == toolSearchKnowledge && s.knowledgeMode() == "query_tool":
+			out = s.searchKnowledge(ctx, turnID, tc.Arguments)
 			again = true
 		default:
-			if t, ok := c.customTool(tc.Name); ok {
-				out = r.callCustomTool(t, tc.Arguments)
+			if t, ok := s.customTool(tc.Name); ok {
+				out = s.callCustomTool(ctx, t, tc.Arguments)
 			} else {
 				out = "error: no tool named " + tc.Name
 			}
 			again = true
 		}
 		if !logged {
-			c.log.tool(r.turnID, tc, out)
+			rec.tool(turnID, tc, out)
 		}
 		results = append(results, llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, Content: out})
+	}
+	return results, again, endCause
+}
+
+// runTools runs the model's tool calls on the call's line; again is
+// whether the model should be asked to go on.
+func (r *reply) runTools(calls []llm.ToolCall) (results []llm.Message, again bool) {
+	results, again, end := r.c.agentSide.runTools(r.ctx, r.turnID, calls, r, r.c.log)
+	if end != "" {
+		r.endCause = end
 	}
 	return results, again
 }
 
-// pressDigits plays the digits the model asked for (RFC 4733).
-func (r *reply) pressDigits(args string) string {
+// digitsArg is press_digit's keys, or why the arguments are wrong.
+func digitsArg(args string) (digits, bad string) {
 	var a struct {
 		Digits string `json:"digits"`
 	}
 	if err := json.Unmarshal([]byte(args), &a); err != nil || a.Digits == "" || len(a.Digits) > 32 {
-		return "error: give the keys to press as {\"digits\": \"123#\"}"
+		return "", "error: give the keys to press as {\"digits\": \"123#\"}"
 	}
-	if err := r.c.live.Session.SendDigits(r.ctx, a.Digits); err != nil {
+	return a.Digits, ""
+}
+
+// pressDigits plays the digits the model asked for (RFC 4733).
+func (r *reply) pressDigits(ctx context.Context, digits string) string {
+	if err := r.c.live.Session.SendDigits(ctx, digits); err != nil {
 		return "error: " + err.Error()
 	}
-	return "pressed " + a.Digits
+	return "pressed " + digits
+}
+
+// transferArg is transfer_to_number's destination, one of the agent's
+// routes, or why the arguments are wrong.
+func (s *agentSide) transferArg(args string) (toNumber, bad string) {
+	var a struct {
+		ToNumber string `json:"to_number"`
+	}
+	if err := json.Unmarshal([]byte(args), &a); err != nil || a.ToNumber == "" {
+		return "", `error: give the destination as {"to_number": "+15550001234"}`
+	}
+	for _, rt := range s.agent.TransferRoutes {
+		if rt.ToNumber == a.ToNumber {
+			return a.ToNumber, ""
+		}
+	}
+	return "", "error: " + a.ToNumber + " is not one of the transfer destinations"
 }
 
 // transfer hands the caller to one of the agent's routes through the
 // telephony layer, which writes the tool entry (logged = true) once it
 // knows how it went. The caller cannot interrupt it.
-func (r *reply) transfer(args string) (out string, logged bool) {
+func (r *reply) transfer(ctx context.Context, toNumber string) (out string, transferred, logged bool) {
 	c := r.c
-	var a struct {
-		ToNumber string `json:"to_number"`
-	}
-	if err := json.Unmarshal([]byte(args), &a); err != nil || a.ToNumber == "" {
-		return `error: give the destination as {"to_number": "+15550001234"}`, false
-	}
-	known := false
-	for _, rt := range c.agent.TransferRoutes {
-		known = known || rt.ToNumber == a.ToNumber
-	}
-	if !known {
-		return "error: " + a.ToNumber + " is not one of the transfer destinations", false
-	}
 	mode := deref(c.agent.TransferMode)
 	warm := telephony.WarmTransfer{TurnID: r.turnID}
 	if mode == telephony.TransferWarm {
 		warm.Speaker = speaker{c.e, c.agent, c.rate}
-		warm.Summary = c.transferSummary(r.ctx, append(r.base[:len(r.base):len(r.base)], r.added...))
+		warm.Summary = c.transferSummary(ctx, append(r.base[:len(r.base):len(r.base)], r.added...))
 	}
 	r.setPinned(true)
 	defer r.setPinned(false)
-	if err := c.live.Transfer(context.WithoutCancel(r.ctx), a.ToNumber, mode, warm); err != nil {
-		return "transfer failed: " + err.Error() + ". The caller is still with you.", c.live.CanTransfer()
+	if err := c.live.Transfer(context.WithoutCancel(ctx), toNumber, mode, warm); err != nil {
+		return "transfer failed: " + err.Error() + ". The caller is still with you.", false, c.live.CanTransfer()
 	}
-	r.endCause = call.CauseTransferred
-	return "transferred to " + a.ToNumber, true
+	return "transferred to " + toNumber, true, true
 }
 
 // systemPrompt is the agent's rendered prompt with what the model must know

@@ -72,18 +72,13 @@ func (t *transcriptLog) flush() {
 	}
 }
 
-func (t *transcriptLog) user(turnID, text, lang string) {
-	if lang == "" {
-		lang = "en"
-	}
-	t.append(map[string]any{"role": "user", "type": "message", "text": text, "turnId": turnID, "isFinal": true, "language": lang})
-}
+func (t *transcriptLog) user(turnID, text, lang string) { t.append(userEntry(turnID, text, lang)) }
 
 func (t *transcriptLog) assistant(turnID, text string) {
 	if text == "" {
 		return
 	}
-	t.append(map[string]any{"role": "assistant", "type": "message", "text": text, "turnId": turnID, "isFinal": true})
+	t.append(assistantEntry(turnID, text))
 }
 
 // assistantHeard records an interrupted utterance: only what was heard.
@@ -95,8 +90,29 @@ func (t *transcriptLog) assistantHeard(s *speech, heard string) {
 }
 
 func (t *transcriptLog) tool(turnID string, c llm.ToolCall, output string) {
-	t.append(map[string]any{"role": "tool", "type": "tool_call", "turnId": turnID,
-		"tool": map[string]any{"name": c.Name, "args": c.Arguments}, "result": map[string]any{"output": output}})
+	t.append(toolEntry(turnID, c, output))
+}
+
+// The transcript's entries, a call's and a text chat's alike. The store
+// adds "seq" and call.Transcript.Stamp "at".
+
+// userEntry is what the caller said in turn turnID, in language lang.
+func userEntry(turnID, text, lang string) map[string]any {
+	if lang == "" {
+		lang = "en"
+	}
+	return map[string]any{"role": "user", "type": "message", "text": text, "turnId": turnID, "isFinal": true, "language": lang}
+}
+
+// assistantEntry is what the agent said in full.
+func assistantEntry(turnID, text string) map[string]any {
+	return map[string]any{"role": "assistant", "type": "message", "text": text, "turnId": turnID, "isFinal": true}
+}
+
+// toolEntry is one tool call and its result.
+func toolEntry(turnID string, c llm.ToolCall, output string) map[string]any {
+	return map[string]any{"role": "tool", "type": "tool_call", "turnId": turnID,
+		"tool": map[string]any{"name": c.Name, "args": c.Arguments}, "result": map[string]any{"output": output}}
 }
 
 // metrics are the seed's usage figures for the call, plus Parley's own:
