@@ -54,7 +54,7 @@ type App struct {
 	Engine *pipeline.Engine
 	// TestRuns drives test runs; serve runs it beside the call queue.
 	TestRuns *eval.Runner
-	Log    *slog.Logger
+	Log      *slog.Logger
 }
 
 // sqliteFile is the embedded database's file name inside the data dir.
