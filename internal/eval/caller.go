@@ -44,10 +44,7 @@ func simulatedCaller(a model.TestAttempt, under model.Agent, limit int, now time
 		dynamic := "dynamic"
 		cfg.FirstMessageMode = &dynamic
 	}
-	name := fmt.Sprintf("Simulated caller: %s #%d", a.TestCaseName, a.AttemptNumber)
-	if r := []rune(name); len(r) > MaxNameLen {
-		name = string(r[:MaxNameLen])
-	}
+	name := truncate(fmt.Sprintf("Simulated caller: %s #%d", a.TestCaseName, a.AttemptNumber), MaxNameLen)
 	return model.Agent{
 		ID: *a.CallerAgentID, OrgID: a.OrgID, Name: name, Status: model.AgentActive, Mode: model.ModeSinglePrompt,
 		SimulatedCaller: true, Config: cfg, CreatedAt: now, UpdatedAt: now,

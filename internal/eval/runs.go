@@ -39,7 +39,7 @@ func (s *Service) StartRun(ctx context.Context, orgID, suiteID string, in RunInp
 			return err
 		}
 		r.AgentID = suite.AgentID
-		r.Name = "Run of " + suite.Name
+		r.Name = truncate("Run of "+suite.Name, MaxNameLen)
 		if in.Name.Present() {
 			r.Name = in.Name.V
 		}
@@ -185,4 +185,12 @@ func fail(a *model.TestAttempt, reason string, now time.Time) {
 	if a.StartedAt == nil {
 		a.StartedAt = &now
 	}
+}
+
+// truncate cuts s to at most n characters.
+func truncate(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n])
+	}
+	return s
 }
