@@ -363,3 +363,68 @@ func TestTestRunSurvivesARestart(t *testing.T) {
 		}
 	}
 }
+
+// Canceling a run mid-call hangs the attempt's call up (both legs end),
+// fails every unfinished attempt with the reason, and the attempt whose
+// call ends afterwards keeps that reason: nothing overwrites a canceled run.
+func TestTestRunCancelHangsUp(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	requireLocalSpeech(t)
+	fake := testRunModel(t, []string{"Hi, I would like a table for two tonight.", "At eight, please.", "Under the name Sam.", "Goodbye."},
+		[]string{"Certainly. At what time?", "And the name?", "Booked.", "Goodbye."})
+	srv := startServer(t, build(t), []string{"PARLEY_DATA_DIR=" + t.TempDir()},
+		"--dialer", "sip", "--sip-addr", "127.0.0.1:0", "--rtp-ports", "31900-32000",
+		"--llm-base-url", fake.URL, "--llm-model", "fake-model")
+	a := api{t: t, base: "http://" + srv.addr + "/v1", key: srv.key}
+	a.do("PATCH", "/organization", `{"concurrencyLimit": 2}`, 200)
+	agent := a.do("POST", "/agents", `{"name":"Front desk","promptTemplate":"You are the front desk.","firstMessage":"Luigi's, how can I help?"}`, 201)
+	suite := a.do("POST", "/test-suites", fmt.Sprintf(`{"name":"Bookings","agentId":%q}`, agent["id"]), 201)
+	suiteID := suite["id"].(string)
+	a.do("POST", "/test-suites/"+suiteID+"/test-cases", `{"name":"Books a table","attempts":3,
+		"script":"You want a table for two tonight.","scoringRubric":"The agent books the table."}`, 201)
+	runID := a.do("POST", "/test-suites/"+suiteID+"/runs", "", 201)["id"].(string)
+	var callID string
+	eventually(t, "the first attempt's call in progress", func() bool {
+		first := a.do("GET", "/test-suites/"+suiteID+"/runs/"+runID, "", 200)["attempts"].([]any)[0].(map[string]any)
+		callID, _ = first["callId"].(string)
+		return callID != "" && a.do("GET", "/calls/"+callID, "", 200)["status"] == "IN_PROGRESS"
+	})
+	run := a.do("POST", "/test-suites/"+suiteID+"/runs/"+runID+"/cancel", "", 200)
+	if run["status"] != "canceled" || run["failedTests"] != 3.0 || run["completedAt"] == nil {
+		t.Fatalf("canceled run = %v", run)
+	}
+	a.do("POST", "/test-suites/"+suiteID+"/runs/"+runID+"/cancel", "", 409)
+	caller := a.do("GET", "/calls/"+callID, "", 200)
+	if caller["status"] != "COMPLETED" || caller["hangupCause"] != "API_ENDED" {
+		t.Errorf("the attempt's call ended %v %v", caller["status"], caller["hangupCause"])
+	}
+	var inbound map[string]any
+	eventually(t, "the agent's leg ended", func() bool {
+		list := a.do("GET", "/calls?direction=INBOUND", "", 200)["data"].([]any)
+		if len(list) != 1 {
+			return false
+		}
+		inbound = list[0].(map[string]any)
+		return inbound["endedAt"] != nil
+	})
+	if inbound["status"] != "COMPLETED" || inbound["hangupCause"] != "USER_ENDED" {
+		t.Errorf("the agent's leg ended %v %v", inbound["status"], inbound["hangupCause"])
+	}
+	// Both legs are over, so the runner has seen them end: the canceled
+	// attempts stay as the cancel left them.
+	run = a.do("GET", "/test-suites/"+suiteID+"/runs/"+runID, "", 200)
+	for i, at := range run["attempts"].([]any) {
+		at := at.(map[string]any)
+		if at["status"] != "failed" || at["errorMessage"] != "the run was canceled" || at["passed"] != nil {
+			t.Errorf("attempt %d = %v", i+1, at)
+		}
+		if i > 0 && at["callId"] != nil {
+			t.Errorf("attempt %d placed a call after the cancel: %v", i+1, at["callId"])
+		}
+	}
+	if calls := a.do("GET", "/calls", "", 200); calls["total"] != 2.0 {
+		t.Errorf("%v calls after the cancel, want the first attempt's two", calls["total"])
+	}
+}
