@@ -412,8 +412,8 @@ func TestTestRunCancelHangsUp(t *testing.T) {
 	if inbound["status"] != "COMPLETED" || inbound["hangupCause"] != "USER_ENDED" {
 		t.Errorf("the agent's leg ended %v %v", inbound["status"], inbound["hangupCause"])
 	}
-	// Both legs are over, so the runner has seen them end: the canceled
-	// attempts stay as the cancel left them.
+	// With both legs over, the attempts are as the cancel left them (the
+	// runner keeps an attempt it finds final).
 	run = a.do("GET", "/test-suites/"+suiteID+"/runs/"+runID, "", 200)
 	for i, at := range run["attempts"].([]any) {
 		at := at.(map[string]any)
