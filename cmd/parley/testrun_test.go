@@ -85,6 +85,27 @@ func (h *runHooks) runs() ([]map[string]any, []http.Header) {
 	return append([]map[string]any(nil), h.got...), append([]http.Header(nil), h.head...)
 }
 
+// callStatus is a call's status, "" while it does not exist yet (an
+// attempt names its call just before placing it).
+func callStatus(t *testing.T, a api, id string) string {
+	t.Helper()
+	req, _ := http.NewRequest("GET", a.base+"/calls/"+id, nil)
+	req.Header.Set("x-api-key", a.key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct{ Data struct{ Status string } }
+	if resp.StatusCode == http.StatusNotFound {
+		return ""
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("GET /calls/%s: %s %v", id, resp.Status, err)
+	}
+	return body.Data.Status
+}
+
 // awaitRun polls a run until it is no longer running.
 func awaitRun(t *testing.T, a api, suiteID, runID string, within time.Duration, logs fmt.Stringer) map[string]any {
 	t.Helper()
@@ -335,7 +356,7 @@ func TestTestRunSurvivesARestart(t *testing.T) {
 			return false
 		}
 		cut = id
-		return a.do("GET", "/calls/"+id, "", 200)["status"] == "IN_PROGRESS"
+		return callStatus(t, a, id) == "IN_PROGRESS"
 	})
 	if err := srv.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
@@ -389,7 +410,7 @@ func TestTestRunCancelHangsUp(t *testing.T) {
 	eventually(t, "the first attempt's call in progress", func() bool {
 		first := a.do("GET", "/test-suites/"+suiteID+"/runs/"+runID, "", 200)["attempts"].([]any)[0].(map[string]any)
 		callID, _ = first["callId"].(string)
-		return callID != "" && a.do("GET", "/calls/"+callID, "", 200)["status"] == "IN_PROGRESS"
+		return callID != "" && callStatus(t, a, callID) == "IN_PROGRESS"
 	})
 	run := a.do("POST", "/test-suites/"+suiteID+"/runs/"+runID+"/cancel", "", 200)
 	if run["status"] != "canceled" || run["failedTests"] != 3.0 || run["completedAt"] == nil {
