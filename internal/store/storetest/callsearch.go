@@ -105,13 +105,19 @@ var callSearchTests = []test{
 		}
 		fold := likeFold(b.st.Engine())
 		fleet := callFleet{calls: calls}
-		for _, q := range searchQueries() {
+		for i, q := range searchQueries() {
 			keep := func(c model.Call) bool { return matchesQuery(fold, c, q) }
 			want := fleet.sorted(keep, callKeys[""], store.Desc)
 			got, total := listCalls(t, b, store.CallFilter{Query: q})
 			wantEqual(t, want, got, cmpopts.EquateEmpty())
 			if total != len(want) {
 				t.Fatalf("q %q: total %d, want %d", q, total, len(want))
+			}
+			if i%4 != 0 {
+				// Every query's matches are checked; pages and another
+				// filter beside it on every fourth (hundreds of queries
+				// still), which keeps the suite's time in bounds.
+				continue
 			}
 			for _, p := range []store.Page{{Number: 1, Size: 2}, {Number: 3, Size: 2}, {Number: 2, Size: 20, SortDir: store.Asc}} {
 				got, total := listCalls(t, b, store.CallFilter{Query: q, Page: p})
