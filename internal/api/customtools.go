@@ -108,9 +108,5 @@ func (s *Server) deleteCustomTool(w http.ResponseWriter, r *http.Request) {
 
 // toolPath reads the agent and tool ids of /agents/{id}/custom-tools/{toolId}.
 func toolPath(w http.ResponseWriter, r *http.Request) (agentID, toolID string, ok bool) {
-	if agentID, ok = pathID(w, r, "id"); !ok {
-		return "", "", false
-	}
-	toolID, ok = pathID(w, r, "toolId")
-	return agentID, toolID, ok
+	return pathIDs(w, r, "id", "toolId")
 }

@@ -155,3 +155,14 @@ func pathID(w http.ResponseWriter, r *http.Request, name string) (string, bool) 
 	}
 	return id, true
 }
+
+// pathIDs reads a nested route's two UUID path values (parent, child),
+// answering 404 for a malformed one.
+func pathIDs(w http.ResponseWriter, r *http.Request, parent, child string) (string, string, bool) {
+	p, ok := pathID(w, r, parent)
+	if !ok {
+		return "", "", false
+	}
+	c, ok := pathID(w, r, child)
+	return p, c, ok
+}

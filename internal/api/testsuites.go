@@ -70,11 +70,7 @@ func (s *Server) listTestCases(w http.ResponseWriter, r *http.Request) {
 
 // casePath reads a test case route's suite and case ids.
 func casePath(w http.ResponseWriter, r *http.Request) (suiteID, caseID string, ok bool) {
-	if suiteID, ok = pathID(w, r, "id"); !ok {
-		return "", "", false
-	}
-	caseID, ok = pathID(w, r, "caseId")
-	return suiteID, caseID, ok
+	return pathIDs(w, r, "id", "caseId")
 }
 
 func (s *Server) getTestCase(w http.ResponseWriter, r *http.Request) {
@@ -170,11 +166,7 @@ func (s *Server) listTestRuns(w http.ResponseWriter, r *http.Request) {
 
 // runPath reads a test run route's suite and run ids.
 func runPath(w http.ResponseWriter, r *http.Request) (suiteID, runID string, ok bool) {
-	if suiteID, ok = pathID(w, r, "id"); !ok {
-		return "", "", false
-	}
-	runID, ok = pathID(w, r, "runId")
-	return suiteID, runID, ok
+	return pathIDs(w, r, "id", "runId")
 }
 
 func (s *Server) getTestRun(w http.ResponseWriter, r *http.Request) {
