@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -451,5 +452,67 @@ func TestTestRunCancelHangsUp(t *testing.T) {
 	}
 	if calls := a.do("GET", "/calls", "", 200); calls["total"] != 2.0 {
 		t.Errorf("%v calls after the cancel, want the first attempt's two", calls["total"])
+	}
+}
+
+// Two servers on one PostgreSQL: the one running a run is killed mid-call;
+// once its leases lapse the other ends the cut call (LEASE_EXPIRED), takes
+// the run over, fails the cut attempt naming the cause, and runs the rest.
+func TestTestRunMovesToAnotherServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	url := os.Getenv("PARLEY_TEST_DATABASE_URL")
+	if url == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI=true but PARLEY_TEST_DATABASE_URL is unset")
+		}
+		t.Skip("PARLEY_TEST_DATABASE_URL unset: needs PostgreSQL")
+	}
+	requireLocalSpeech(t)
+	t.Parallel() // see TestTestRunCallsTheAgentOffline
+	fake := testRunModel(t, []string{"Hi, I would like a table for two tonight.", "Thank you, goodbye."},
+		[]string{"Certainly, a table for two tonight is booked.", "You are welcome."})
+	bin := build(t)
+	dsn := createSchema(t, url, fmt.Sprintf("testrun_%d", time.Now().UnixNano()))
+	env := []string{"PARLEY_DATABASE_URL=" + dsn, "PARLEY_DATA_DIR=" + t.TempDir(), "PARLEY_SECRET_KEY=" + strings.Repeat("cd", 32)}
+	args := func(node, rtp string) []string {
+		return []string{"--node-id", node, "--call-lease", "3s", "--dialer", "sip", "--sip-addr", "127.0.0.1:0",
+			"--rtp-ports", rtp, "--llm-base-url", fake.URL, "--llm-model", "fake-model"}
+	}
+	first := startServer(t, bin, env, args("a", "32000-32099")...)
+	second := startServer(t, bin, env, args("b", "32100-32199")...)
+	key := first.key + second.key // exactly one of them created the first key
+	a := api{t: t, base: "http://" + first.addr + "/v1", key: key}
+	a.do("PATCH", "/organization", `{"concurrencyLimit": 2}`, 200)
+	agent := a.do("POST", "/agents", `{"name":"Front desk","promptTemplate":"You are the front desk.",
+		"firstMessage":"Luigi's, how can I help?","endCallEnabled":true}`, 201)
+	suiteID := a.do("POST", "/test-suites", fmt.Sprintf(`{"name":"Bookings","agentId":%q}`, agent["id"]), 201)["id"].(string)
+	a.do("POST", "/test-suites/"+suiteID+"/test-cases", `{"name":"Books a table","attempts":2,
+		"script":"You want a table for two tonight.","scoringRubric":"The agent books the table."}`, 201)
+	runID := a.do("POST", "/test-suites/"+suiteID+"/runs", "", 201)["id"].(string)
+	var cut string
+	eventually(t, "the first attempt's call in progress", func() bool {
+		at := a.do("GET", "/test-suites/"+suiteID+"/runs/"+runID, "", 200)["attempts"].([]any)[0].(map[string]any)
+		cut, _ = at["callId"].(string)
+		return cut != "" && callStatus(t, a, cut) == "IN_PROGRESS"
+	})
+	if err := first.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	first.cmd.Wait()
+
+	a.base = "http://" + second.addr + "/v1"
+	run := awaitRun(t, a, suiteID, runID, 4*time.Minute, second.logs)
+	if run["status"] != "completed" || run["passedTests"] != 1.0 || run["failedTests"] != 1.0 {
+		t.Fatalf("the run ended %v with %v passed and %v failed: %v", run["status"], run["passedTests"], run["failedTests"], run)
+	}
+	attempts := run["attempts"].([]any)
+	if at := attempts[0].(map[string]any); at["callId"] != cut || at["status"] != "failed" ||
+		!strings.Contains(fmt.Sprint(at["errorMessage"]), "LEASE_EXPIRED") {
+		t.Errorf("the cut attempt = %v", at)
+	}
+	if at := attempts[1].(map[string]any); at["status"] != "passed" || at["inboundCallId"] == nil {
+		t.Errorf("the attempt run by the second server = %v", at)
 	}
 }

@@ -310,6 +310,9 @@ func (u *UA) handleInfo(req *sip.Request, tx sip.ServerTransaction) {
 		_ = tx.Respond(sip.NewResponseFromRequest(req, 415, "Unsupported Media Type", nil))
 		return
 	}
-	_ = tx.Respond(sip.NewResponseFromRequest(req, 200, "OK", nil))
+	// The digit first, then the answer: a peer that waits for the 200
+	// before its next INFO gets its digits in order (each INFO is handled
+	// on its own goroutine, so answering first let the next overtake it).
 	l.digit(d)
+	_ = tx.Respond(sip.NewResponseFromRequest(req, 200, "OK", nil))
 }

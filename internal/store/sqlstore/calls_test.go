@@ -32,7 +32,9 @@ func TestAppendDocumentCostsTheSameAtAnyLength(t *testing.T) {
 			}
 		})
 	}
-	if short, long := allocs(300), allocs(3000); long > short {
+	// A little slack: under the race detector sync.Pool drops what it holds at
+	// random, so json.Marshal's buffers cost an allocation now and then.
+	if short, long := allocs(300), allocs(3000); long > short+2 {
 		t.Errorf("an append makes %v allocations after 3,000 entries, %v after 300", long, short)
 	}
 
