@@ -35,6 +35,7 @@ func TestAgentsHoldAConversationOffline(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
+	t.Parallel() // its own server and ports; most of it is waiting for speech
 	requireLocalSpeech(t)
 	customer := []string{"Hi, I would like a table for two tonight.", "Perfect, thank you very much, goodbye."}
 	frontDesk := []string{"Certainly, a table for two tonight is booked.", "You are welcome, goodbye!"}
@@ -65,7 +66,7 @@ func TestAgentsHoldAConversationOffline(t *testing.T) {
 
 	bin := build(t)
 	srv := startServer(t, bin, []string{"PARLEY_DATA_DIR=" + t.TempDir()},
-		"--dialer", "sip", "--sip-addr", "127.0.0.1:0", "--rtp-ports", "31200-31300",
+		"--dialer", "sip", "--sip-addr", "127.0.0.1:0", "--rtp-ports", "30000-30099",
 		"--llm-base-url", fake.URL, "--llm-api-key", "test-key", "--llm-model", "fake-model")
 	a := api{t: t, base: "http://" + srv.addr + "/v1", key: srv.key}
 
@@ -185,6 +186,7 @@ func TestAgentTransfersTheCallerOffline(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
+	t.Parallel() // its own server and ports; most of it is waiting for speech
 	requireLocalSpeech(t)
 	fake := llmtest.New(t, func(r llmtest.Request) llmtest.Reply {
 		system, _ := r.Messages[0]["content"].(string)
@@ -204,7 +206,7 @@ func TestAgentTransfersTheCallerOffline(t *testing.T) {
 	})
 	bin := build(t)
 	srv := startServer(t, bin, []string{"PARLEY_DATA_DIR=" + t.TempDir()},
-		"--dialer", "sip", "--sip-addr", "127.0.0.1:0", "--rtp-ports", "31400-31500",
+		"--dialer", "sip", "--sip-addr", "127.0.0.1:0", "--rtp-ports", "30100-30199",
 		"--llm-base-url", fake.URL, "--llm-api-key", "k")
 	a := api{t: t, base: "http://" + srv.addr + "/v1", key: srv.key}
 	trunk := a.do("POST", "/sip-trunks", `{"friendlyName":"Loopback","transport":"loopback"}`, 201)

@@ -49,6 +49,7 @@ func TestLoopbackCallThroughTheAPI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
+	t.Parallel() // its own server and ports; most of it is waiting for speech
 	bin := build(t)
 	srv := startServer(t, bin, []string{"PARLEY_DATA_DIR=" + t.TempDir()},
 		"--dialer", "sip", "--sip-addr", "127.0.0.1:0", "--rtp-ports", "31000-31100")
@@ -135,9 +136,10 @@ func TestLoopbackCallsFreeTheirSIPLegs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
+	t.Parallel() // its own server and ports; most of it is waiting for speech
 	bin := build(t)
 	srv := startServer(t, bin, []string{"PARLEY_DATA_DIR=" + t.TempDir()},
-		"--dialer", "sip", "--sip-addr", "127.0.0.1:0", "--rtp-ports", "31200-31300", "--sip-max-dialogs", "4")
+		"--dialer", "sip", "--sip-addr", "127.0.0.1:0", "--rtp-ports", "30200-30299", "--sip-max-dialogs", "4")
 	a := api{t: t, base: "http://" + srv.addr + "/v1", key: srv.key}
 	trunk := a.do("POST", "/sip-trunks", `{"friendlyName":"Loopback","transport":"loopback"}`, 201)
 	callee := a.do("POST", "/agents", `{"name":"Callee","promptTemplate":"Answer."}`, 201)

@@ -21,6 +21,7 @@ func TestAgentTextsTheCallerOffline(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
+	t.Parallel() // its own server and ports; most of it is waiting for speech
 	requireLocalSpeech(t)
 	const address = "Luigi's is at 12 Via Roma, open from 6 pm."
 	fake := llmtest.New(t, func(r llmtest.Request) llmtest.Reply {
@@ -48,7 +49,7 @@ func TestAgentTextsTheCallerOffline(t *testing.T) {
 
 	bin := build(t)
 	srv := startServer(t, bin, []string{"PARLEY_DATA_DIR=" + t.TempDir()},
-		"--dialer", "sip", "--sip-addr", "127.0.0.1:0", "--rtp-ports", "31600-31700",
+		"--dialer", "sip", "--sip-addr", "127.0.0.1:0", "--rtp-ports", "30300-30399",
 		"--llm-base-url", fake.URL, "--llm-api-key", "k")
 	a := api{t: t, base: "http://" + srv.addr + "/v1", key: srv.key}
 	trunk := a.do("POST", "/sip-trunks", `{"friendlyName":"Loopback","transport":"loopback"}`, 201)

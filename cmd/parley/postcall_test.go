@@ -33,6 +33,7 @@ func TestPostCallWebhooksCarryTheSlowSummary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
+	t.Parallel() // its own server and ports; most of it is waiting for speech
 	requireLocalSpeech(t)
 	calls := 2
 	if v := os.Getenv("PARLEY_POSTCALL_CALLS"); v != "" {
@@ -65,7 +66,7 @@ func TestPostCallWebhooksCarryTheSlowSummary(t *testing.T) {
 		t.Fatal("CI=true but PARLEY_TEST_DATABASE_URL is unset")
 	}
 	srv := startServer(t, build(t), env,
-		"--dialer", "sip", "--sip-addr", "127.0.0.1:0", "--rtp-ports", "31400-31500",
+		"--dialer", "sip", "--sip-addr", "127.0.0.1:0", "--rtp-ports", "30400-30499",
 		"--llm-base-url", fake.URL, "--llm-api-key", "test-key", "--llm-model", "fake-model")
 	a := api{t: t, base: "http://" + srv.addr + "/v1", key: srv.key}
 

@@ -21,7 +21,7 @@ func TestSIPJunkKeepsTheLogJSONAndShort(t *testing.T) {
 	}
 	bin := build(t)
 	srv := startServer(t, bin, []string{"PARLEY_DATA_DIR=" + t.TempDir()},
-		"--dialer", "sip", "--sip-addr", "127.0.0.1:0", "--rtp-ports", "31600-31700")
+		"--dialer", "sip", "--sip-addr", "127.0.0.1:0", "--rtp-ports", "30500-30599")
 	var sipAddr string
 	for _, line := range strings.Split(srv.logs.String(), "\n") {
 		var rec struct {
