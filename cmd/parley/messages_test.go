@@ -192,7 +192,8 @@ func TestCrashKeepsInboundTexts(t *testing.T) {
 		if len(l) > 0 {
 			reply = l[0].(map[string]any)
 		}
-		return reply != nil
+		// Recorded queued first, then sent: wait for the carrier's answer.
+		return reply != nil && reply["status"] != "queued"
 	})
 	in := s.must(key, 200, "GET", "/v1/messages?direction=INBOUND", nil)["data"].([]any)
 	if len(in) != 1 || reply["body"] != "Yes, we are open until 10." || reply["status"] != "sent" || reply["toNumber"] != "+14155550199" ||

@@ -301,8 +301,11 @@ func TestTimingAndHang(t *testing.T) {
 		}
 		at = append(at, time.Since(start))
 	}
-	if at[0] < 150*time.Millisecond || at[1]-at[0] < 50*time.Millisecond {
-		t.Errorf("audio at %v: want the first after 150 ms and 50 ms between", at)
+	// Lower bounds from the start only: a late read of the first chunk
+	// (a busy machine) shortens the gap the client sees, never the time
+	// the server waited before sending each.
+	if at[0] < 150*time.Millisecond || at[1] < 200*time.Millisecond {
+		t.Errorf("audio at %v: want the first after 150 ms and the second 50 ms after that", at)
 	}
 	// Hanging: nothing more comes, and messages are still recorded.
 	cl.send(`{"text":""}`)
