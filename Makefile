@@ -28,10 +28,8 @@ run: deps build ## serve on the embedded SQLite database under ./parley-data (fi
 .PHONY: test
 test: deps lint ## the whole test suite, with the race detector; PostgreSQL too when PARLEY_TEST_DATABASE_URL is set
 	@scripts/test-services.sh
-	@# -p 3: the packages that mostly wait for speech in real time (pipeline, cmd/parley,
-	@# telephony) leave a core idle; a third package at once uses it.
 	CGO_ENABLED=0 $(GO) build ./...
-	CGO_ENABLED=1 $(GO) test -race -count=1 -p 3 -timeout 14m $(PKGS)
+	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 14m $(PKGS)
 
 .PHONY: bench
 bench: deps ## benchmarks on SQLite, and PostgreSQL when PARLEY_TEST_DATABASE_URL is set (results: docs/benchmarks.md)

@@ -35,7 +35,6 @@ func TestAgentsHoldAConversationOffline(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	t.Parallel() // its own server and ports; most of it is waiting for speech
 	requireLocalSpeech(t)
 	customer := []string{"Hi, I would like a table for two tonight.", "Perfect, thank you very much, goodbye."}
 	frontDesk := []string{"Certainly, a table for two tonight is booked.", "You are welcome, goodbye!"}
@@ -186,7 +185,6 @@ func TestAgentTransfersTheCallerOffline(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	t.Parallel() // its own server and ports; most of it is waiting for speech
 	requireLocalSpeech(t)
 	fake := llmtest.New(t, func(r llmtest.Request) llmtest.Reply {
 		system, _ := r.Messages[0]["content"].(string)

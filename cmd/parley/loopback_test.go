@@ -49,7 +49,6 @@ func TestLoopbackCallThroughTheAPI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	t.Parallel() // its own server and ports; most of it is waiting for speech
 	bin := build(t)
 	srv := startServer(t, bin, []string{"PARLEY_DATA_DIR=" + t.TempDir()},
 		"--dialer", "sip", "--sip-addr", "127.0.0.1:0", "--rtp-ports", "31000-31100")
@@ -136,7 +135,6 @@ func TestLoopbackCallsFreeTheirSIPLegs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	t.Parallel() // its own server and ports; most of it is waiting for speech
 	bin := build(t)
 	srv := startServer(t, bin, []string{"PARLEY_DATA_DIR=" + t.TempDir()},
 		"--dialer", "sip", "--sip-addr", "127.0.0.1:0", "--rtp-ports", "30200-30299", "--sip-max-dialogs", "4")

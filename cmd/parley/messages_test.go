@@ -21,7 +21,6 @@ func TestAgentTextsTheCallerOffline(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	t.Parallel() // its own server and ports; most of it is waiting for speech
 	requireLocalSpeech(t)
 	const address = "Luigi's is at 12 Via Roma, open from 6 pm."
 	fake := llmtest.New(t, func(r llmtest.Request) llmtest.Reply {

@@ -33,7 +33,6 @@ func TestPostCallWebhooksCarryTheSlowSummary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	t.Parallel() // its own server and ports; most of it is waiting for speech
 	requireLocalSpeech(t)
 	calls := 2
 	if v := os.Getenv("PARLEY_POSTCALL_CALLS"); v != "" {

@@ -33,7 +33,6 @@ func TestReadmeQuickStart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the quick start")
 	}
-	t.Parallel() // its own server and ports; most of it is waiting for speech
 	requireLocalSpeech(t)
 	for _, bin := range []string{"make", "bash", "curl", "sed", "git"} {
 		if _, err := exec.LookPath(bin); err != nil {
