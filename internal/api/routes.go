@@ -29,6 +29,7 @@ func (s *Server) routes() []route {
 		{pattern: "GET /healthz", handler: http.HandlerFunc(s.health), public: true},
 		{pattern: "GET /metrics", handler: s.serveMetrics(), public: true},
 		{pattern: "GET /v1/openapi.yaml", handler: http.HandlerFunc(s.serveOpenAPI), public: true},
+		{pattern: "GET /v1/flow-schema.json", handler: http.HandlerFunc(s.serveFlowSchema), public: true},
 
 		h("GET /v1/organization", s.getOrganization),
 		h("PATCH /v1/organization", s.updateOrganization),
