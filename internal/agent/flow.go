@@ -11,17 +11,11 @@ import (
 // checkFlow checks the flowDefinition of an agent in mode
 // conversation_flow against the flow format and the agent's custom tools
 // (toolNames). A single_prompt agent's definition is kept as given: it
-// never runs, and may be a draft.
-func checkFlow(in *Input, mode string, creating bool, toolNames []string, l *invalid.List) {
-	if mode != model.ModeConversationFlow {
-		return
-	}
-	f := in.FlowDefinition
-	switch {
-	case creating && !f.Present(), f.Set && f.Null:
-		l.Add("flowDefinition", "is required when mode is conversation_flow (see GET /v1/flow-schema.json)")
-	case f.Present():
-		flow.Check(f.V, toolNames, "flowDefinition", l)
+// never runs, and may be a draft. A flow agent may be stored without a
+// definition while it is being built; its calls fail, saying so.
+func checkFlow(in *Input, mode string, toolNames []string, l *invalid.List) {
+	if mode == model.ModeConversationFlow && in.FlowDefinition.Present() {
+		flow.Check(in.FlowDefinition.V, toolNames, "flowDefinition", l)
 	}
 }
 

@@ -38,7 +38,7 @@ func (s *Service) Create(ctx context.Context, orgID string, in Input) (View, err
 	if in.CustomTools.Present() {
 		newTools = checkNewTools(in.CustomTools.V, &l)
 	}
-	checkFlow(&in, mode, true, newTools, &l)
+	checkFlow(&in, mode, newTools, &l)
 	now := model.Now()
 	a := model.Agent{
 		ID: model.NewID(), OrgID: orgID, Status: model.AgentActive, Mode: model.ModeSinglePrompt,
@@ -138,12 +138,12 @@ func (s *Service) Update(ctx context.Context, orgID, id string, in Input) (View,
 		if err := checkReferences(ctx, tx, orgID, &in, &l); err != nil {
 			return err
 		}
-		if in.FlowDefinition.Set {
+		if in.FlowDefinition.Present() {
 			tools, err := tx.ListCustomTools(ctx, orgID, []string{a.ID})
 			if err != nil {
 				return err
 			}
-			checkFlow(&in, a.Mode, false, toolNames(tools[a.ID]), &l)
+			checkFlow(&in, a.Mode, toolNames(tools[a.ID]), &l)
 		}
 		if err := l.Err(); err != nil {
 			return err
