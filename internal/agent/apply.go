@@ -13,6 +13,7 @@ import (
 var columns = map[string]bool{
 	"name": true, "status": true, "mode": true, "folderId": true, "sipTrunkId": true,
 	"messagingConnectionId": true, "knowledgeBaseIds": true, "interruptionThresholdMs": true,
+	"customTools": true,
 }
 
 // apply writes the keys present in in onto a.

@@ -188,6 +188,19 @@ func (s *Service) CreateTool(ctx context.Context, orgID, agentID string, in Tool
 	return t, err
 }
 
+// createTools stores the custom tools given with a new agent, checked by
+// checkNewTools.
+func createTools(ctx context.Context, tx store.Tx, a model.Agent, in []ToolInput) error {
+	for i := range in {
+		t := model.CustomTool{ID: model.NewID(), OrgID: a.OrgID, AgentID: a.ID, Enabled: true, CreatedAt: a.CreatedAt, UpdatedAt: a.CreatedAt}
+		applyTool(&t, &in[i])
+		if err := nameTaken(t.Name, tx.CreateCustomTool(ctx, &t)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Tool returns one of an agent's custom tools.
 func (s *Service) Tool(ctx context.Context, orgID, agentID, id string) (model.CustomTool, error) {
 	return store.Read(ctx, s.Store, func(tx store.Tx) (model.CustomTool, error) { return tx.GetCustomTool(ctx, orgID, agentID, id) })

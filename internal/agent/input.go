@@ -54,4 +54,7 @@ type Input struct {
 	KnowledgeBaseChunks                    opt.Field[int]                      `json:"knowledgeBaseChunks"`
 	KnowledgeBaseSimilarityThreshold       opt.Field[float64]                  `json:"knowledgeBaseSimilarityThreshold"`
 	KnowledgeBaseIDs                       opt.Field[[]string]                 `json:"knowledgeBaseIds"`
+	// CustomTools are created with the agent (POST only), so a flow's tool
+	// node can name a tool in the same request that defines the flow.
+	CustomTools opt.Field[[]ToolInput] `json:"customTools"`
 }

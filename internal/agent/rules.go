@@ -47,8 +47,13 @@ func check(in *Input, creating bool, l *invalid.List) {
 		if !in.PromptTemplate.Present() {
 			required(l, "promptTemplate", in.PromptTemplate.Null)
 		}
-	} else if in.Mode.Set {
-		l.Add("mode", "cannot be changed after creation")
+	} else {
+		if in.Mode.Set {
+			l.Add("mode", "cannot be changed after creation")
+		}
+		if in.CustomTools.Set {
+			l.Add("customTools", "can only be given when the agent is created: use /agents/{id}/custom-tools")
+		}
 	}
 	if in.Name.Present() {
 		switch n := invalid.Len(in.Name.V); {

@@ -30,6 +30,15 @@ type View struct {
 func (s *Service) Create(ctx context.Context, orgID string, in Input) (View, error) {
 	var l invalid.List
 	check(&in, true, &l)
+	mode := model.ModeSinglePrompt
+	if in.Mode.Present() {
+		mode = in.Mode.V
+	}
+	var newTools []string
+	if in.CustomTools.Present() {
+		newTools = checkNewTools(in.CustomTools.V, &l)
+	}
+	checkFlow(&in, mode, newTools, &l)
 	now := model.Now()
 	a := model.Agent{
 		ID: model.NewID(), OrgID: orgID, Status: model.AgentActive, Mode: model.ModeSinglePrompt,
@@ -46,6 +55,9 @@ func (s *Service) Create(ctx context.Context, orgID string, in Input) (View, err
 			return err
 		}
 		if err := tx.CreateAgent(ctx, &a); err != nil {
+			return err
+		}
+		if err := createTools(ctx, tx, a, in.CustomTools.V); err != nil {
 			return err
 		}
 		if in.KnowledgeBaseIDs.Present() {
@@ -125,6 +137,13 @@ func (s *Service) Update(ctx context.Context, orgID, id string, in Input) (View,
 		}
 		if err := checkReferences(ctx, tx, orgID, &in, &l); err != nil {
 			return err
+		}
+		if in.FlowDefinition.Present() {
+			tools, err := tx.ListCustomTools(ctx, orgID, []string{a.ID})
+			if err != nil {
+				return err
+			}
+			checkFlow(&in, a.Mode, toolNames(tools[a.ID]), &l)
 		}
 		if err := l.Err(); err != nil {
 			return err

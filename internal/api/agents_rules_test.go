@@ -160,7 +160,7 @@ func TestAgentDefaultsAndEveryField(t *testing.T) {
 		"transferRoutes":              []any{map[string]any{"to_number": "+14155550101", "condition": "billing"}},
 		"transferDescriptionOverride": "t", "voicemailEnabled": true, "voicemailAction": "leave_message",
 		"voicemailMessage": "Call {{agent_number}}", "voiceId": "alloy", "voiceTemperature": 1, "voiceSpeed": 1.2,
-		"runtimeConfig": map[string]any{"x": 1.0}, "mode": "conversation_flow", "flowDefinition": map[string]any{"start": "n1"},
+		"runtimeConfig": map[string]any{"x": 1.0}, "mode": "conversation_flow", "flowDefinition": map[string]any{"startNodeId": "n1", "nodes": []any{map[string]any{"id": "n1", "type": "end"}}},
 		"testVariables": map[string]any{"t": "v"}, "llmReasoningEffort": "high", "disableInterruptions": true,
 		"interruptionThresholdMs": 800, "transferMode": "warm",
 		"warmTransferConfig": map[string]any{"holdMessage": "hold on", "holdMusicEnabled": true, "summaryPrompt": "sum",
