@@ -374,9 +374,6 @@ func TestContractCatchesDrift(t *testing.T) {
 		"accepted request that breaks the document": {method: "POST", target: "/v1/agents", status: 201,
 			reqBody:  map[string]any{"name": "a"}, // no promptTemplate
 			respBody: single{presentAgent(full, false)}},
-		"flow agent accepted without a flow": {method: "POST", target: "/v1/agents", status: 201,
-			reqBody:  map[string]any{"name": "a", "promptTemplate": "p", "mode": "conversation_flow"},
-			respBody: single{presentAgent(full, false)}},
 		"custom tools accepted on update": {method: "PATCH", target: agentPath, status: 200,
 			reqBody:  map[string]any{"customTools": lookupTool()},
 			respBody: single{presentAgent(full, false)}},

@@ -144,7 +144,17 @@ var brokenFlows = []flowCase{
 	{"no nodes", func(f map[string]any) { delete(f, "nodes") },
 		[]string{"flowDefinition.nodes"}},
 	{"unknown key in a node", func(f map[string]any) { node(f, 0)["instructions"] = "typo" },
+		[]string{"flowDefinition.nodes[0].instructions"}},
+	{"unknown key at the top", func(f map[string]any) { f["start"] = "greet" },
+		[]string{"flowDefinition.start"}},
+	{"conversation node with nothing to say", func(f map[string]any) { delete(node(f, 0), "staticText") },
 		[]string{"flowDefinition.nodes[0]"}},
+	{"end node with an edge", func(f map[string]any) { node(f, 4)["edges"] = []any{map[string]any{"target": "greet"}} },
+		[]string{"flowDefinition.nodes[4].edges"}},
+	{"transfer to a number that is not E.164", func(f map[string]any) {
+		f["nodes"] = append(f["nodes"].([]any), map[string]any{"id": "human", "type": "transfer", "toNumber": "555-0100",
+			"global": map[string]any{"condition": "The caller asks for a person"}})
+	}, []string{"flowDefinition.nodes[5].toNumber"}},
 	{"edge with condition and expression", func(f map[string]any) { edge(f, 0, 0)["expression"] = "{{age}} > 1" },
 		[]string{"flowDefinition.nodes[0].edges[0]"}},
 	{"no start node", func(f map[string]any) { delete(f, "startNodeId") },
@@ -236,17 +246,25 @@ func TestFlowValidationOnCreate(t *testing.T) {
 	for _, c := range brokenFlows {
 		e.refused(c.name, "POST", "/v1/agents", flowAgent(c.broken()), c.want...)
 	}
-	// A flow is required, and may not be null, on a conversation_flow agent.
-	noFlow := flowAgent(nil)
-	delete(noFlow, "flowDefinition")
-	e.refused("no flow", "POST", "/v1/agents", noFlow, "flowDefinition")
-	e.refused("null flow", "POST", "/v1/agents", flowAgent(nil), "flowDefinition")
 	// The tools a new agent's flow may name are those of the request.
 	withoutTools := flowAgent(validFlow())
 	delete(withoutTools, "customTools")
 	e.refused("no customTools", "POST", "/v1/agents", withoutTools, "flowDefinition.nodes[3].tool", "flowDefinition.nodes[1].tools[1]")
+	badTool := flowAgent(validFlow())
+	badTool["customTools"] = []any{map[string]any{"name": "lookup", "webhookUrl": "not a url"}}
+	e.refused("bad custom tool", "POST", "/v1/agents", badTool, "customTools[0].webhookUrl")
 	if n := countAgents(e); n != 1 {
 		t.Errorf("%d agents, want only the valid one: a refused create stored something", n)
+	}
+
+	// A flow agent may be stored without a flow while it is being built.
+	noFlow := flowAgent(nil)
+	delete(noFlow, "flowDefinition")
+	for _, body := range []map[string]any{noFlow, flowAgent(nil)} {
+		a := e.must(http.StatusCreated, "POST", "/v1/agents", body).Data(t)
+		if a["mode"] != "conversation_flow" || a["flowDefinition"] != nil {
+			t.Errorf("flow agent without a flow: mode %v, flow %v", a["mode"], a["flowDefinition"])
+		}
 	}
 }
 
@@ -265,10 +283,10 @@ func TestFlowValidationOnUpdate(t *testing.T) {
 		e.refused(c.name, "PATCH", path, map[string]any{"flowDefinition": c.broken()}, c.want...)
 		unchanged(c.name)
 	}
-	e.refused("null flow", "PATCH", path, map[string]any{"flowDefinition": nil}, "flowDefinition")
 	e.refused("mode change", "PATCH", path, map[string]any{"mode": "single_prompt"}, "mode")
 	e.refused("mode sent", "PATCH", path, map[string]any{"mode": "conversation_flow", "flowDefinition": validFlow()}, "mode")
-	unchanged("null flow or mode")
+	e.refused("customTools sent", "PATCH", path, map[string]any{"customTools": lookupTool(), "flowDefinition": validFlow()}, "customTools")
+	unchanged("mode or customTools")
 
 	// The tools an update's flow may name are the agent's stored ones.
 	other := validFlow()
@@ -280,10 +298,14 @@ func TestFlowValidationOnUpdate(t *testing.T) {
 	if !jsonEqual(got["flowDefinition"], other) {
 		t.Errorf("flow after update = %v", got["flowDefinition"])
 	}
-	// An update without a flow leaves it alone.
+	// An update without a flow leaves it alone; null clears it.
 	got = e.must(http.StatusOK, "PATCH", path, map[string]any{"name": "Renamed"}).Data(t)
 	if !jsonEqual(got["flowDefinition"], other) {
 		t.Errorf("flow after a rename = %v", got["flowDefinition"])
+	}
+	got = e.must(http.StatusOK, "PATCH", path, map[string]any{"flowDefinition": nil}).Data(t)
+	if got["flowDefinition"] != nil || got["mode"] != "conversation_flow" {
+		t.Errorf("after clearing the flow: mode %v, flow %v", got["mode"], got["flowDefinition"])
 	}
 }
 
