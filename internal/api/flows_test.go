@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/parley-voice/parley/internal/flow"
+	"github.com/parley-voice/parley/internal/invalid"
 )
 
 func TestFlowSchemaIsServedWithoutAKey(t *testing.T) {
@@ -330,6 +331,33 @@ func TestSinglePromptFlowIsNotValidated(t *testing.T) {
 		}
 		if got := e.must(http.StatusOK, "PATCH", path, map[string]any{"flowDefinition": nil}).Data(t); got["flowDefinition"] != nil {
 			t.Errorf("cleared flow = %v", got["flowDefinition"])
+		}
+	}
+}
+
+// Every JSON example of the guide is JSON, and every flow in it is valid.
+func TestFlowGuideExamplesAreValid(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/flows.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := strings.Split(string(doc), "\n```json\n")[1:]
+	if len(blocks) == 0 {
+		t.Fatal("docs/flows.md has no JSON example")
+	}
+	for i, b := range blocks {
+		text, _, _ := strings.Cut(b, "\n```\n")
+		var v map[string]any
+		if err := json.Unmarshal([]byte(text), &v); err != nil {
+			t.Errorf("JSON block %d does not parse: %v\n%s", i+1, err, text)
+			continue
+		}
+		if _, ok := v["nodes"]; ok {
+			var l invalid.List
+			flow.Check(v, nil, "flowDefinition", &l)
+			if err := l.Err(); err != nil {
+				t.Errorf("JSON block %d is not a valid flow: %v", i+1, err)
+			}
 		}
 	}
 }
