@@ -252,10 +252,10 @@ func column(s string, off int) int { return utf8.RuneCountInString(s[:off]) + 1 
 
 // quote shows a piece of the customer's text in a message, shortened.
 func quote(s string) string {
-	const max = 30
-	if utf8.RuneCountInString(s) > max {
+	const limit = 30
+	if utf8.RuneCountInString(s) > limit {
 		i := 0
-		for n := 0; n < max; n++ {
+		for range limit {
 			_, size := utf8.DecodeRuneInString(s[i:])
 			i += size
 		}
@@ -354,7 +354,7 @@ func lexToken(s string, i int) (token, error) {
 		word := s[i:j]
 		t, ok := keywords[strings.ToLower(word)]
 		if !ok {
-			if validName(word) {
+			if validName(word) && len(word) <= 64 {
 				return token{}, fmt.Errorf("unexpected word %s at column %d (write variables as {{%s}})", quote(word), column(s, i), word)
 			}
 			return token{}, fmt.Errorf("unexpected word %s at column %d", quote(word), column(s, i))
@@ -517,10 +517,7 @@ func (p *parser) enter() error {
 }
 
 func (p *parser) unexpected(t token) error {
-	if t.kind == tokEOF {
-		return fmt.Errorf("unexpected end of expression at column %d", column(p.src, t.pos))
-	}
-	msg := fmt.Sprintf("unexpected %s at column %d", quote(p.text(t)), column(p.src, t.pos))
+	msg := fmt.Sprintf("unexpected %s at column %d", p.describe(t), column(p.src, t.pos))
 	if t.kind == tokCompare { // a comparison right after a complete one
 		msg += " (join comparisons with && or ||)"
 	}
@@ -634,7 +631,15 @@ func (p *parser) parseOperand() (node, error) {
 	if t.kind == tokEOF {
 		return nil, fmt.Errorf("expected an operand after %s at column %d", quote(p.text(prev)), column(p.src, prev.pos))
 	}
-	return nil, fmt.Errorf("expected an operand after %s, found %s at column %d", quote(p.text(prev)), quote(p.text(t)), column(p.src, t.pos))
+	return nil, fmt.Errorf("expected an operand after %s, found %s at column %d", quote(p.text(prev)), p.describe(t), column(p.src, t.pos))
+}
+
+// describe names a token in a message, keeping quotes around quotes out.
+func (p *parser) describe(t token) string {
+	if s, ok := t.v.(string); ok {
+		return "string " + quote(s)
+	}
+	return quote(p.text(t))
 }
 
 // Values. Variables come from JSON (float64, string, bool, nil, maps and

@@ -2,6 +2,7 @@ package flow
 
 import (
 	"encoding/json"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -70,6 +71,11 @@ func TestParseExprErrors(t *testing.T) {
 		{`({{a}} == 1))`, `unexpected ")" at column 13`},
 		{`{{a}} == 1 2`, `unexpected "2" at column 12`},
 		{`{{a}} {{b}}`, `unexpected "{{b}}" at column 7`},
+		{`{{a}} == ("x" "y")`, `unexpected string "y" at column 15`},
+		{`{{a}} == 'it\'s' 'x'`, `unexpected string "x" at column 18`},
+		{`{{a}} contains || {{b}}`, `expected an operand after "contains", found "||" at column 16`},
+		{`{{a}} || "x" == 'y' "z"`, `unexpected string "z" at column 21`},
+		{`1 ` + strings.Repeat("z", 65), `unexpected word "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzz…" at column 3`},
 		{`{{a}} == 1 == 2`, `unexpected "==" at column 12 (join comparisons with && or ||)`},
 		{`)`, `unexpected ")" at column 1`},
 		{`&& {{a}}`, `unexpected "&&" at column 1`},
@@ -109,7 +115,7 @@ func TestParseExprErrors(t *testing.T) {
 		{strings.Repeat("!", 33) + "{{a}}", `expression nests deeper than 32`},
 		{strings.Repeat("not (", 17) + "{{a}}" + strings.Repeat(")", 17), `expression nests deeper than 32`},
 		{strings.Repeat("(", 100000), `expression nests deeper than 32`},
-		{`{{a}} == "` + strings.Repeat("x", 40) + `" "x"`, `unexpected "\"x\"" at column 53`},
+		{`{{a}} == "` + strings.Repeat("x", 40) + `" "x"`, `unexpected string "x" at column 53`},
 		{`{{a}} == 1 ` + strings.Repeat("y", 40), `unexpected word "yyyyyyyyyyyyyyyyyyyyyyyyyyyyyy…" at column 12 (write variables as {{` + strings.Repeat("y", 40) + `}})`},
 	}
 	for _, tt := range tests {
@@ -166,6 +172,16 @@ func TestExprEval(t *testing.T) {
 		"booking.status": "flat wins",
 		"caller":         map[string]any{"name": "Ann"},
 		"word":           "apple",
+		"sci":            "+1.5E3",
+		"falseText":      " False ",
+		"nan":            math.NaN(),
+		"small":          uint8(2),
+		"ratio":          float32(0.5),
+		"ids":            []int{4, 5},
+		"headers":        map[string]string{"lang": "en"},
+		"nilMap":         map[string]any(nil),
+		"nilPointer":     (*int)(nil),
+		"badNumber":      json.Number("oops"),
 	}
 	tests := []struct {
 		expr string
@@ -265,6 +281,41 @@ func TestExprEval(t *testing.T) {
 		{`"order 42" contains 42`, true},
 		{`"x" contains null`, false},
 		{`{{booking}} contains "status"`, false},
+
+		// other kinds a Go caller may pass
+		{`{{sci}} == 1500`, true},
+		{`{{sci}} > "1e2"`, true},
+		{`"1e" == 1`, false},
+		{`". 5" == 0.5`, false},
+		{`"+" == 0`, false},
+		{`" .5 " == 0.5`, true},
+		{`"0x10" == 16`, false},
+		{`"inf" > 1`, false},
+		{`{{falseText}} == false`, true},
+		{`{{falseText}}`, true}, // a non-empty string is present, whatever it says
+		{`{{nan}}`, false},
+		{`{{nan}} == {{nan}}`, false},
+		{`{{nan}} < 1 || {{nan}} >= 1`, false},
+		{`{{small}} == 2 && {{small}}`, true},
+		{`{{ratio}} == 0.5`, true},
+		{`{{ids}} contains 5`, true},
+		{`{{ids}} contains "4"`, true},
+		{`{{ids}} contains 6`, false},
+		{`{{ids}}`, true},
+		{`"v2" contains {{small}}`, true},
+		{`"0.5" contains {{ratio}}`, true},
+		{`"yes" contains {{consent}}`, false},
+		{`"true" contains {{consent}}`, true},
+		{`"x" contains {{tags}}`, false},
+		{`{{headers.lang}} == "EN"`, true},
+		{`{{headers.region}}`, false},
+		{`{{headers.lang.x}}`, false},
+		{`{{nilMap}}`, false},
+		{`{{nilPointer}}`, false},
+		{`{{nilMap.x}}`, false},
+		{`{{badNumber}} == "oops"`, false},
+		{`{{badNumber}} == 0`, false},
+		{`{{badNumber}}`, true},
 
 		// precedence and grouping
 		{`{{age}} >= 18 && {{consent}} == true`, true},
