@@ -176,6 +176,7 @@ func (t *flowTurnRun) report() {
 	if t.decided < 0 {
 		t.decide()
 	}
+	t.s.metrics.prom.observeDecision(t.decided)
 	t.fs.turns = append(t.fs.turns, map[string]any{"turnId": t.turnID, "from": t.from, "node": t.fs.node.ID,
 		"transitions": t.hops, "decisionMs": float64(t.decided.Microseconds()) / 1000})
 }

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -275,5 +276,36 @@ func TestFlowMissingFailsTheCall(t *testing.T) {
 	<-r.done
 	if r.out.HangupCause != call.CauseAgentUnavailable || !strings.Contains(r.out.ErrorMessage, "no flowDefinition") {
 		t.Errorf("outcome %q %q", r.out.HangupCause, r.out.ErrorMessage)
+	}
+}
+
+// A text-mode test run's chat runs the flow the way a call does: the
+// same path, entries and metrics, the booking tool called for real.
+func TestFlowInTextChat(t *testing.T) {
+	recv := newToolReceiver(t, func(w http.ResponseWriter) { io.WriteString(w, `{"reference":"AB12"}`) })
+	b := flowBench(t, recv.URL)
+	var mu sync.Mutex
+	var seen []llmtest.Request
+	agent := flowModel(t, 42, &seen, &mu)
+	m := newChatModel(t, callerScript("I want to book a cleaning.", "I am forty two.", "Thanks, bye."),
+		func(_ int, req llmtest.Request) llmtest.Reply { return agent(req) })
+	e := &Engine{LLM: m.llm, Store: b.st, Webhooks: webhook.New(webhook.Options{AllowPrivate: true})}
+	res, err := e.Chat(t.Context(), chatWith(b, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := model.Call{Transcript: res.Transcript}
+	want := ">greet(start) greet>qualify(condition) qualify>get_age(always) get_age>book(expression) book>done(always)"
+	if got := strings.Join(path(c), " "); got != want {
+		t.Errorf("path %s\nwant %s\n%q", got, want, chatTexts(res))
+	}
+	if res.EndCause != call.CauseEndCallTool || res.EndedBy != EndedByAgent {
+		t.Errorf("ended %q by %q", res.EndCause, res.EndedBy)
+	}
+	if last := res.Transcript[len(res.Transcript)-1]; last["text"] != "You are booked, reference AB12. Goodbye." {
+		t.Errorf("last entry %v", last)
+	}
+	if fl, _ := res.Metrics["flow"].(map[string]any); fl == nil || fmt.Sprint(fl["nodesVisited"]) != "[greet qualify get_age book done]" {
+		t.Errorf("metrics.flow %v", res.Metrics["flow"])
 	}
 }
