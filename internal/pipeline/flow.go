@@ -256,11 +256,7 @@ func (t *flowTurnRun) run(ctx context.Context) {
 			if !ok || to == "" {
 				return
 			}
-			reason := reasonCondition
-			if g := t.fs.f.Node(to); g != nil && g.Global != nil && !slices.ContainsFunc(n.Edges, func(e flow.Edge) bool { return e.Target == to }) {
-				reason = reasonGlobal
-			}
-			if !t.move(to, reason) {
+			if !t.move(to, t.reason(n, to)) {
 				t.stall()
 				return
 			}
@@ -285,6 +281,15 @@ func (t *flowTurnRun) stall() {
 	t.io.answer(func(msgs []llm.Message) llm.Request { return t.s.nodeRequest(t.fs, msgs) }, t.decide)
 }
 
+// reason is why the model's choice of to moves the flow out of n: one of
+// n's condition edges, or a global node.
+func (t *flowTurnRun) reason(n *flow.Node, to string) string {
+	if slices.ContainsFunc(n.Edges, func(e flow.Edge) bool { return e.Target == to && e.Condition != "" }) {
+		return reasonCondition
+	}
+	return reasonGlobal
+}
+
 func (t *flowTurnRun) transferMode(n *flow.Node) string {
 	if n.TransferMode != "" {
 		return n.TransferMode
@@ -296,9 +301,10 @@ func (t *flowTurnRun) transferMode(n *flow.Node) string {
 }
 
 // afterCaller is where a conversation node goes once the caller spoke,
-// before the model answers: its first expression edge that holds; else
-// its always-edge, unless a global node's condition holds (one model
-// call judges those). Its condition edges are the answering model's to
+// before the model answers: its first expression edge that holds; else,
+// when it has an always-edge, the first of its condition edges and the
+// global nodes that one model call judges to hold, else the always-edge.
+// Without an always-edge the conditions are the answering model's to
 // choose ("", "": none of these).
 func (t *flowTurnRun) afterCaller(ctx context.Context) (to, reason string) {
 	n := t.fs.node
@@ -310,8 +316,8 @@ func (t *flowTurnRun) afterCaller(ctx context.Context) (to, reason string) {
 	if len(n.Edges) == 0 || !n.Edges[len(n.Edges)-1].Always() {
 		return "", ""
 	}
-	if g := t.s.judge(ctx, t.io.history(), t.globals(n)); g != "" {
-		return g, reasonGlobal
+	if to := t.s.judge(ctx, t.io.history(), t.choices(n)); to != "" {
+		return to, t.reason(n, to)
 	}
 	return n.Edges[len(n.Edges)-1].Target, reasonAlways
 }

@@ -36,6 +36,11 @@ const dentalFlow = `{"globalPrompt":"You are Ava at Acme Dental.","startNodeId":
 // asks the age in qualify, extracts age (nil: not said), and judges no
 // global condition.
 func flowModel(t *testing.T, age any, seen *[]llmtest.Request, mu *sync.Mutex) func(llmtest.Request) llmtest.Reply {
+	return flowModelJudging(t, age, "none", seen, mu)
+}
+
+// flowModelJudging is flowModel whose edge judge answers holds.
+func flowModelJudging(t *testing.T, age any, holds string, seen *[]llmtest.Request, mu *sync.Mutex) func(llmtest.Request) llmtest.Reply {
 	return func(r llmtest.Request) llmtest.Reply {
 		mu.Lock()
 		*seen = append(*seen, r)
@@ -49,7 +54,7 @@ func flowModel(t *testing.T, age any, seen *[]llmtest.Request, mu *sync.Mutex) f
 				b, _ := json.Marshal(map[string]any{"age": age})
 				return llmtest.Reply{Text: []string{string(b)}}
 			}
-			return llmtest.Reply{Text: []string{`{"holds":"none"}`}}
+			return llmtest.Reply{Text: []string{`{"holds":"` + holds + `"}`}}
 		case strings.HasPrefix(system, "Summarize"):
 			return llmtest.Reply{Text: []string{"A caller phoned the dentist."}}
 		case last["role"] == "tool":
@@ -79,13 +84,17 @@ func flowBench(t *testing.T, recv string) bench {
 // recognizer hears them) until the call ends or settles, and returns the
 // outcome and the stored record.
 func flowCall(t *testing.T, age any, lines []string, until func(model.Call) bool) (call.Outcome, model.Call, []llmtest.Request, *toolReceiver) {
+	return flowCallJudging(t, age, "none", lines, until)
+}
+
+func flowCallJudging(t *testing.T, age any, holds string, lines []string, until func(model.Call) bool) (call.Outcome, model.Call, []llmtest.Request, *toolReceiver) {
 	t.Helper()
 	requireSpeech(t)
 	recv := newToolReceiver(t, func(w http.ResponseWriter) { io.WriteString(w, `{"reference":"AB12","confirmed":true}`) })
 	b := flowBench(t, recv.URL)
 	var mu sync.Mutex
 	var seen []llmtest.Request
-	e := &Engine{LLM: fakeLLM(t, flowModel(t, age, &seen, &mu)), STT: &scriptedSTT{texts: lines}, TTS: newEspeak(), Store: b.st,
+	e := &Engine{LLM: fakeLLM(t, flowModelJudging(t, age, holds, &seen, &mu)), STT: &scriptedSTT{texts: lines}, TTS: newEspeak(), Store: b.st,
 		Webhooks: webhook.New(webhook.Options{AllowPrivate: true})}
 	r := start(t, b, e)
 	heard := 1
@@ -307,5 +316,21 @@ func TestFlowInTextChat(t *testing.T) {
 	}
 	if fl, _ := res.Metrics["flow"].(map[string]any); fl == nil || fmt.Sprint(fl["nodesVisited"]) != "[greet qualify get_age book done]" {
 		t.Errorf("metrics.flow %v", res.Metrics["flow"])
+	}
+}
+
+// A global node's condition, judged to hold in a node with an always-edge,
+// takes the caller there from anywhere: here the human transfer, which
+// fails without a line and comes back.
+func TestFlowGlobalNode(t *testing.T) {
+	back := func(c model.Call) bool {
+		return strings.Contains(strings.Join(path(c), " "), "human>qualify(transfer_failed)") && lastRole(c) == "assistant"
+	}
+	_, c, _, _ := flowCallJudging(t, 42, "1", []string{"I want to book a cleaning", "Can I talk to a person"}, back)
+	if got := strings.Join(path(c), " "); !strings.HasSuffix(got, "greet>qualify(condition) qualify>human(global) human>qualify(transfer_failed)") {
+		t.Errorf("path %s", got)
+	}
+	if tr := hasEntry(c, "transfer_to_number"); tr == nil || !strings.Contains(str(tr["tool"]), "+15550008888") {
+		t.Errorf("transfer entry %v", tr)
 	}
 }

@@ -266,6 +266,7 @@ func (r *reply) converse() {
 		return
 	}
 	if r.flow != nil {
+		r.lat.mark(stageLLMStart) // the flow's decisions are the model's time, not Parley's
 		c.flowTurn(r.ctx, r.flow, r, r.turnID, r.heard)
 		return
 	}
