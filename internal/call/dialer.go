@@ -64,6 +64,9 @@ type Outcome struct {
 	Summary *string
 	// Metrics are the call's usage and latency figures (nil: none).
 	Metrics map[string]any
+	// Variables are values the conversation learned (a flow's extracted
+	// variables and tool results), merged into the call's variables.
+	Variables map[string]any
 }
 
 // DialError is a call that was not answered: busy, no answer, a SIP error.

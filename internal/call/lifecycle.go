@@ -2,6 +2,7 @@ package call
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -126,6 +127,12 @@ func Apply(c *model.Call, ch Change, at time.Time) error {
 	}
 	if ch.Outcome.Metrics != nil {
 		c.Metrics = ch.Outcome.Metrics
+	}
+	if len(ch.Outcome.Variables) > 0 {
+		if c.Variables == nil {
+			c.Variables = map[string]any{}
+		}
+		maps.Copy(c.Variables, ch.Outcome.Variables)
 	}
 	if p := ch.PreCall; p != nil {
 		c.PreCallWebhookStatus = &p.Status

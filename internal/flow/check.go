@@ -42,6 +42,13 @@ const MaxHops = 16
 // expressions that parse, every node reachable, and no node where the
 // conversation could stop without ending the call.
 func Check(def map[string]any, customTools []string, prefix string, l *invalid.List) {
+	check(def, customTools, true, prefix, l)
+}
+
+// check is Check; with checkTools false, tool names are not checked (a
+// call runs a stored flow whose tool may since have gone: the tool node
+// reports it).
+func check(def map[string]any, customTools []string, checkTools bool, prefix string, l *invalid.List) {
 	if !checkShape(def, prefix, l) {
 		return
 	}
@@ -50,7 +57,7 @@ func Check(def map[string]any, customTools []string, prefix string, l *invalid.L
 		l.Add(prefix, "is not a valid flow: %v", err)
 		return
 	}
-	checkGraph(def, f, customTools, prefix, l)
+	checkGraph(f, customTools, checkTools, prefix, l)
 }
 
 var printer = message.NewPrinter(language.English)
@@ -126,7 +133,7 @@ func instancePath(prefix string, loc []string) string {
 }
 
 // checkGraph checks what the schema cannot: the rules between nodes.
-func checkGraph(def map[string]any, f *Flow, customTools []string, prefix string, l *invalid.List) {
+func checkGraph(f *Flow, customTools []string, checkTools bool, prefix string, l *invalid.List) {
 	node := func(i int) string { return invalid.Index(prefix+".nodes", i) }
 	index := map[string]int{}
 	for i, n := range f.Nodes {
@@ -162,7 +169,7 @@ func checkGraph(def map[string]any, f *Flow, customTools []string, prefix string
 				l.Add(at+".edges", "a conversation node needs at least one edge: end the call with an end node")
 			}
 			for k, t := range n.Tools {
-				if !slices.Contains(known, t) {
+				if checkTools && !slices.Contains(known, t) {
 					l.Add(invalid.Index(at+".tools", k), "%s", unknownTool(t, systemTools, customTools))
 				}
 			}
@@ -171,7 +178,7 @@ func checkGraph(def map[string]any, f *Flow, customTools []string, prefix string
 				l.Add(at+".edges", "a %s node must end with an edge that has no condition or expression: it cannot talk, so the call would stop in it", n.Type)
 			}
 		}
-		if n.Type == Tool && !slices.Contains(NodeTools, n.Tool) && !slices.Contains(customTools, n.Tool) {
+		if checkTools && n.Type == Tool && !slices.Contains(NodeTools, n.Tool) && !slices.Contains(customTools, n.Tool) {
 			l.Add(at+".tool", "%s", unknownTool(n.Tool, NodeTools, customTools))
 		}
 		names := map[string]bool{}

@@ -107,12 +107,12 @@ func (f *Flow) Globals() []*Node {
 	return out
 }
 
-// Parse builds the runnable flow of a definition that passes Check; a
-// definition that does not is an error (a stored flow from before a rule
-// existed, say), which the engine reports rather than guess.
-func Parse(def map[string]any, tools []string) (*Flow, error) {
+// Parse builds the runnable flow of a definition that passes Check (tool
+// names aside); a definition that does not is an error (a stored flow from
+// before a rule existed, say), which the engine reports rather than guess.
+func Parse(def map[string]any) (*Flow, error) {
 	var l invalid.List
-	Check(def, tools, "flowDefinition", &l)
+	check(def, nil, false, "flowDefinition", &l)
 	if err := l.Err(); err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/parley-voice/parley/internal/call"
+	"github.com/parley-voice/parley/internal/flow"
 	"github.com/parley-voice/parley/internal/media"
 	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/pipeline/vad"
@@ -33,6 +34,7 @@ type conversation struct {
 	log     *transcriptLog
 	turn    int
 
+	flow      *flowState     // the flow of a conversation_flow agent (nil: a single prompt); a turn works on its own copy
 	reply     *reply         // the agent's turn under way (nil: the agent is idle)
 	listening *transcription // the caller's utterance being transcribed
 	heard     chan heard     // finished transcriptions
@@ -81,6 +83,10 @@ func newConversation(e *Engine, l *telephony.Live, tools []model.CustomTool) *co
 	}
 	c.arrival, _ = c.audio.(media.Arrivals)
 	c.history = []llm.Message{{Role: llm.RoleSystem, Content: systemPrompt(l.Call, l.Agent)}}
+	var err error
+	if c.flow, err = newFlowState(l.Agent, l.Call); err != nil {
+		c.endCause, c.failure = call.CauseAgentUnavailable, err.Error()
+	}
 	return c
 }
 
@@ -96,6 +102,9 @@ func (c *conversation) run(ctx context.Context) call.Outcome {
 	defer c.wake.stop()
 
 	c.lastHeard = c.e.now()
+	if c.endCause != "" { // the agent cannot run
+		return c.finish(ctx)
+	}
 	if c.screening = newScreening(c.live.Call, c.agent, c.rate); c.screening == nil {
 		c.greet(ctx)
 	}
@@ -236,8 +245,20 @@ func (c *conversation) closeCall(ctx context.Context) {
 	c.speak(ctx, fixedLine{text: closingLine, endCause: call.CauseMaxDuration, remember: true})
 }
 
-// greet opens the call per firstMessageMode.
+// greet opens the call per firstMessageMode; a flow opens at its start
+// node, which may say its own static text or act at once.
 func (c *conversation) greet(ctx context.Context) {
+	if fs := c.flow; fs != nil {
+		c.log.tool(c.turnID(), transitionCall("", fs.f.Start, reasonStart), "entered "+fs.f.Start)
+		switch n := fs.node; {
+		case n.Type != flow.Conversation:
+			c.startReply(ctx, nil)
+			return
+		case n.StaticText != "":
+			c.speak(ctx, fixedLine{text: fs.render(n.StaticText), remember: true})
+			return
+		}
+	}
 	switch note, first := opening(c.live.Call, c.agent); {
 	case note != "":
 		c.history = append(c.history, llm.Message{Role: llm.RoleUser, Content: note})
@@ -280,6 +301,10 @@ func (c *conversation) finish(ctx context.Context) call.Outcome {
 		out.Summary = &s
 	}
 	out.Metrics = c.metrics.doc() // after the summary: its tokens count
+	if c.flow != nil {
+		out.Metrics["flow"] = c.flow.doc()
+		out.Variables = c.flow.set
+	}
 	c.exportTrace()
 	c.log.flush() // the line records the call's end once it has the outcome: the transcript is whole by then
 	return out

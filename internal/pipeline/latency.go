@@ -96,10 +96,12 @@ func (l *latency) figures() (map[string]float64, bool) {
 type Metrics struct {
 	turn      *prometheus.HistogramVec
 	interrupt prometheus.Histogram
+	decision  prometheus.Histogram
 }
 
-// NewMetrics registers parley_turn_latency_seconds{stage} and
-// parley_interruption_stop_seconds with reg.
+// NewMetrics registers parley_turn_latency_seconds{stage},
+// parley_interruption_stop_seconds and parley_flow_decision_seconds with
+// reg.
 func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m := &Metrics{
 		turn: prometheus.NewHistogramVec(prometheus.HistogramOpts{
@@ -113,10 +115,21 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Buckets: []float64{.0001, .0005, .001, .005, .01, .02, .05, .1},
 		}),
 	}
+	m.decision = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "parley_flow_decision_seconds",
+		Help:    "Conversation flows: from the start of the agent's turn to the first words or action of the node that answers (edges decided, extractions and tools included).",
+		Buckets: []float64{.001, .01, .05, .1, .2, .3, .5, .75, 1, 1.5, 2, 3, 5, 10},
+	})
 	if reg != nil {
-		reg.MustRegister(m.turn, m.interrupt)
+		reg.MustRegister(m.turn, m.interrupt, m.decision)
 	}
 	return m
+}
+
+func (m *Metrics) observeDecision(d time.Duration) {
+	if m != nil {
+		m.decision.Observe(d.Seconds())
+	}
 }
 
 func (m *Metrics) observeTurn(f map[string]float64) {

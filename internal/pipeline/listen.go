@@ -69,10 +69,13 @@ func (c *conversation) interruptAfter() time.Duration {
 // interruptible: the caller may stop the agent (disableInterruptions off,
 // and no transfer under way).
 func (c *conversation) interruptible() bool {
-	if c.agent.DisableInterruptions != nil && *c.agent.DisableInterruptions {
+	if c.reply.pinned() {
 		return false
 	}
-	return !c.reply.pinned()
+	if v := c.reply.nodeInterruptible(); v != nil { // a flow node's own setting
+		return *v
+	}
+	return c.agent.DisableInterruptions == nil || !*c.agent.DisableInterruptions
 }
 
 // transcription is one caller utterance on its way to text.

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/parley-voice/parley/internal/flow"
 	"github.com/parley-voice/parley/internal/provider/llm"
 )
 
@@ -34,9 +35,16 @@ type reply struct {
 	failed   error // the model failed (the loop decides what next)
 	mute     error // speech synthesis failed: the caller heard nothing of some of it
 
+	// flow is the turn's copy of the conversation's flow (nil: a single
+	// prompt), taken back by the loop when the turn is over; heard is
+	// whether the turn answers the caller's words.
+	flow  *flowState
+	heard bool
+
 	mu     sync.Mutex
-	speech *speech // the utterance playing or being prepared
-	pin    int     // > 0 while a tool the caller must not interrupt runs (a transfer)
+	speech *speech    // the utterance playing or being prepared
+	pin    int        // > 0 while a tool the caller must not interrupt runs (a transfer)
+	node   *flow.Node // the flow node talking (nil: none)
 }
 
 // fixedLine is a turn with known words: a greeting, an apology, the
@@ -67,7 +75,10 @@ func (c *conversation) begin(ctx context.Context, lat *latency, f *fixedLine) {
 	// from in place, so a turn costs the same however long the call.
 	n := len(c.history)
 	r := &reply{c: c, ctx: rctx, cancel: cancel, turnID: c.turnID(), lat: lat, fixed: f, spoken: -1,
-		base: c.history[:n:n], done: make(chan struct{})}
+		base: c.history[:n:n], done: make(chan struct{}), flow: c.flow.clone(), heard: callerSpoke(c.history)}
+	if c.flow != nil {
+		r.node = c.flow.node
+	}
 	if lat != nil {
 		lat.turnID = r.turnID
 		c.timed = append(c.timed, lat)
@@ -99,6 +110,7 @@ func (c *conversation) onReplied(ctx context.Context) {
 	c.reply = nil
 	r.cancel()
 	c.history = append(c.history, r.added...)
+	c.takeFlow(r)
 	c.lastHeard = c.e.now() // silence counts from the end of our turn
 	switch {
 	case r.endCause != "":
@@ -151,6 +163,7 @@ func (c *conversation) interrupt() time.Time {
 		r.trimSpoken(heard)
 	}
 	c.history = append(c.history, r.added...)
+	c.takeFlow(r)
 	c.lastHeard = c.e.now()
 	return silenced
 }
@@ -243,22 +256,42 @@ func (r *reply) sayFixed() {
 const maxToolRounds = 4
 
 // converse asks the model, speaks its answer as it streams and runs the
-// tools it calls, round after round, until it answers without tools.
+// tools it calls, round after round, until it answers without tools; in a
+// flow, the flow's turn decides what the model is asked and whether a
+// node speaks for itself.
 func (r *reply) converse() {
 	c := r.c
 	if c.e.LLM == nil {
 		r.failed = errNoLLM
 		return
 	}
+	if r.flow != nil {
+		r.lat.mark(stageLLMStart) // the flow's decisions are the model's time, not Parley's
+		c.flowTurn(r.ctx, r.flow, r, r.turnID, r.heard)
+		return
+	}
+	r.rounds(c.request, nil)
+}
+
+// rounds is the model's answer, round after round while it calls tools
+// whose results it should see, each request built by req. It returns the
+// flow node the model moved to with flow_transition ("": none); decided
+// is called at the first words (nil: not asked).
+func (r *reply) rounds(req func([]llm.Message) llm.Request, decided func()) (target string) {
+	c := r.c
 	for range maxToolRounds {
 		s := r.newSpeech()
 		var pending strings.Builder
 		first := true
 		r.lat.mark(stageLLMStart)
-		res, err := c.e.LLM.Stream(r.ctx, c.request(r.messages()), func(delta string) error {
+		request := req(r.messages())
+		res, err := c.e.LLM.Stream(r.ctx, request, func(delta string) error {
 			if first {
 				first = false
 				r.lat.mark(stageLLMFirstToken)
+				if decided != nil {
+					decided()
+				}
 			}
 			pending.WriteString(delta)
 			for {
@@ -281,31 +314,40 @@ func (r *reply) converse() {
 				if res.Text != "" {
 					r.say(llm.Message{Role: llm.RoleAssistant, Content: res.Text})
 				}
-				return
+				return ""
 			}
 			s.wait(r.ctx) // what was said before the failure still plays
 			r.failed = err
-			return
+			return ""
 		}
 		msg := llm.Message{Role: llm.RoleAssistant, Content: res.Text, ToolCalls: res.ToolCalls}
 		s.wait(r.ctx) // what is said before a tool call comes first
 		if r.mute = s.failure(); r.mute != nil {
-			return
+			return ""
 		}
 		if len(res.ToolCalls) == 0 || r.ctx.Err() != nil {
 			if res.Text != "" {
 				msg.ToolCalls = nil
 				r.say(msg)
 			}
-			return
+			return ""
 		}
-		results, again := r.runTools(res.ToolCalls)
+		calls, moved, to := takeTransition(res.ToolCalls, offeredTargets(request))
+		results, again := r.runTools(calls)
 		r.say(msg)
 		r.added = append(r.added, results...)
+		if moved != nil {
+			r.added = append(r.added, transitionResult(*moved, to))
+			if to != "" && r.endCause == "" {
+				return to
+			}
+			again = again || to == ""
+		}
 		if !again || r.endCause != "" || r.ctx.Err() != nil {
-			return
+			return ""
 		}
 	}
+	return ""
 }
 
 // messages is the request's history: the conversation so far, what this
@@ -313,7 +355,7 @@ func (r *reply) converse() {
 // chunks retrieved for the caller's words.
 func (r *reply) messages() []llm.Message {
 	msgs := append(r.base[:len(r.base):len(r.base)], r.added...)
-	if len(r.added) == 0 {
+	if len(r.added) == 0 && (r.flow == nil || nodeKnowledge(r.flow.node)) {
 		msgs = r.c.withKnowledge(r.ctx, r.turnID, msgs)
 	}
 	return msgs

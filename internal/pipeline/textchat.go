@@ -2,11 +2,13 @@ package pipeline
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/parley-voice/parley/internal/call"
+	"github.com/parley-voice/parley/internal/flow"
 	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/provider/llm"
 )
@@ -103,8 +105,16 @@ func (e *Engine) Chat(ctx context.Context, c Chat) (ChatResult, error) {
 	if ch.maxTurns <= 0 {
 		ch.maxTurns = DefaultChatTurns
 	}
-	err := ch.run(ctx)
-	return ChatResult{Transcript: ch.log.entries, EndCause: ch.endCause, EndedBy: ch.endedBy, Metrics: ch.metrics.doc()}, err
+	var err error
+	if ch.flow, err = newFlowState(c.Agent, c.Call); err != nil {
+		return ChatResult{Transcript: ch.log.entries, Metrics: ch.metrics.doc()}, err
+	}
+	err = ch.run(ctx)
+	res := ChatResult{Transcript: ch.log.entries, EndCause: ch.endCause, EndedBy: ch.endedBy, Metrics: ch.metrics.doc()}
+	if ch.flow != nil {
+		res.Metrics["flow"] = ch.flow.doc()
+	}
+	return res, err
 }
 
 // chat is one text chat's state. It runs on the goroutine that called
@@ -117,7 +127,8 @@ type chat struct {
 	history      []llm.Message // the agent's model's, from its system prompt
 	heard        []llm.Message // the caller's model's: the agent's words as "user", its own as "assistant"
 	log          chatTranscript
-	turn         int // the caller's turns so far
+	flow         *flowState // a conversation_flow agent's flow (nil: a single prompt)
+	turn         int        // the caller's turns so far
 	endCause     string
 	endedBy      string
 }
@@ -126,7 +137,12 @@ func (ch *chat) run(ctx context.Context) error {
 	if ch.e.LLM == nil {
 		return errNoLLM
 	}
+	opened, err := ch.openFlow(ctx)
+	if err != nil {
+		return err
+	}
 	switch note, first := opening(ch.call, ch.agent); {
+	case opened:
 	case note != "":
 		ch.history = append(ch.history, llm.Message{Role: llm.RoleUser, Content: note})
 		if err := ch.agentTurn(ctx); err != nil {
@@ -159,44 +175,140 @@ func (ch *chat) run(ctx context.Context) error {
 // round after round while it calls tools whose results it should see, as
 // a call's reply does (reply.converse), with the same requests and tools.
 func (ch *chat) agentTurn(ctx context.Context) error {
-	turnID := ch.turnID()
-	var said []string
+	t := &chatTurn{ch: ch, ctx: ctx, turnID: ch.turnID()}
+	if ch.flow != nil {
+		ch.flowTurn(ctx, ch.flow, t, t.turnID, callerSpoke(ch.history))
+	} else {
+		t.rounds(ctx, ch.request, nil)
+	}
+	if t.err != nil {
+		return t.err
+	}
+	heard := "(silence)" // the caller's model needs a turn to answer
+	if len(t.said) > 0 {
+		heard = strings.Join(t.said, " ")
+	}
+	ch.heard = append(ch.heard, llm.Message{Role: llm.RoleUser, Content: heard})
+	return nil
+}
+
+// chatTurn is one agent turn of a text chat: what the agent wrote, and
+// the model's error that stopped it.
+type chatTurn struct {
+	textLine
+	ch     *chat
+	ctx    context.Context
+	turnID string
+	said   []string
+	err    error
+}
+
+// rounds asks the model round after round while it calls tools whose
+// results it should see, as a call's reply does (reply.rounds), each
+// request built by req; it returns the flow node the model moved to
+// ("": none). decided is called once the model has answered (nil: not
+// asked).
+func (t *chatTurn) rounds(ctx context.Context, req func([]llm.Message) llm.Request, decided func()) string {
+	ch := t.ch
 	for round := range maxToolRounds {
 		msgs := ch.history
-		if round == 0 { // as a call: the chunks for the caller's words, on the turn's first request only
-			msgs = ch.withKnowledge(ctx, turnID, msgs)
+		if round == 0 && (ch.flow == nil || nodeKnowledge(ch.flow.node)) { // as a call: the chunks for the caller's words, on the turn's first request only
+			msgs = ch.withKnowledge(ctx, t.turnID, msgs)
 		}
-		res, err := ch.e.LLM.Stream(ctx, ch.request(msgs), ignoreText)
+		request := req(msgs)
+		res, err := ch.e.LLM.Stream(ctx, request, ignoreText)
 		ch.metrics.addLLM(res.Usage)
 		if err != nil {
-			return fmt.Errorf("agent under test: %w", err)
+			t.err = fmt.Errorf("agent under test: %w", err)
+			return ""
+		}
+		if decided != nil {
+			decided()
 		}
 		if text := strings.TrimSpace(res.Text); text != "" {
-			ch.log.append(assistantEntry(turnID, text))
-			said = append(said, text)
+			ch.log.append(assistantEntry(t.turnID, text))
+			t.said = append(t.said, text)
 		}
 		if len(res.ToolCalls) == 0 {
 			if res.Text != "" {
 				ch.history = append(ch.history, llm.Message{Role: llm.RoleAssistant, Content: res.Text})
 			}
-			break
+			return ""
 		}
-		results, again, end := ch.runTools(ctx, turnID, res.ToolCalls, textLine{}, &ch.log)
+		calls, moved, to := takeTransition(res.ToolCalls, offeredTargets(request))
+		results, again, end := ch.runTools(ctx, t.turnID, calls, textLine{}, &ch.log)
 		ch.history = append(ch.history, llm.Message{Role: llm.RoleAssistant, Content: res.Text, ToolCalls: res.ToolCalls})
 		ch.history = append(ch.history, results...)
 		if end != "" {
 			ch.endCause, ch.endedBy = end, EndedByAgent
 		}
+		if moved != nil {
+			ch.history = append(ch.history, transitionResult(*moved, to))
+			if to != "" && end == "" {
+				return to
+			}
+			again = again || to == ""
+		}
 		if !again || end != "" {
-			break
+			return ""
 		}
 	}
-	heard := "(silence)" // the caller's model needs a turn to answer
-	if len(said) > 0 {
-		heard = strings.Join(said, " ")
+	return ""
+}
+
+// A text chat's turn runs a flow as a call's reply does (flowIO), in
+// writing: lines are written, not spoken, and a transfer ends the chat.
+
+func (t *chatTurn) sayLine(text string) bool {
+	t.ch.log.append(assistantEntry(t.turnID, text))
+	t.ch.history = append(t.ch.history, llm.Message{Role: llm.RoleAssistant, Content: text})
+	t.said = append(t.said, text)
+	return true
+}
+
+func (t *chatTurn) answer(req func([]llm.Message) llm.Request, decided func()) (string, bool) {
+	to := t.rounds(t.ctx, req, decided)
+	return to, t.err == nil
+}
+
+func (t *chatTurn) transferTo(ctx context.Context, toNumber, mode string) (string, bool) {
+	out, _, _ := t.transfer(ctx, toNumber)
+	args, _ := json.Marshal(map[string]string{"to_number": toNumber})
+	t.record(llm.ToolCall{ID: "flow-transfer", Name: toolTransfer, Arguments: string(args)}, out)
+	t.ch.endCause, t.ch.endedBy = call.CauseTransferred, EndedByAgent
+	return out, true
+}
+
+func (t *chatTurn) note(msgs ...llm.Message) { t.ch.history = append(t.ch.history, msgs...) }
+
+func (t *chatTurn) history() []llm.Message { return t.ch.history }
+
+func (t *chatTurn) record(c llm.ToolCall, output string) { t.ch.log.tool(t.turnID, c, output) }
+
+func (t *chatTurn) end(cause string) { t.ch.endCause, t.ch.endedBy = cause, EndedByAgent }
+
+func (t *chatTurn) at(*flow.Node) {}
+
+// openFlow opens a flow's chat at its start node: recorded, and its
+// static text written or, for a node that does not talk, run at once.
+// false: the agent's usual opening applies.
+func (ch *chat) openFlow(ctx context.Context) (bool, error) {
+	fs := ch.flow
+	if fs == nil {
+		return false, nil
 	}
-	ch.heard = append(ch.heard, llm.Message{Role: llm.RoleUser, Content: heard})
-	return nil
+	ch.log.tool(ch.turnID(), transitionCall("", fs.f.Start, reasonStart), "entered "+fs.f.Start)
+	switch n := fs.node; {
+	case n.Type != flow.Conversation:
+		return true, ch.agentTurn(ctx)
+	case n.StaticText != "":
+		text := fs.render(n.StaticText)
+		ch.log.append(assistantEntry(ch.turnID(), text))
+		ch.history = append(ch.history, llm.Message{Role: llm.RoleAssistant, Content: text})
+		ch.heard = append(ch.heard, llm.Message{Role: llm.RoleUser, Content: text})
+		return true, nil
+	}
+	return false, nil
 }
 
 // callerHangUp is the simulated caller's one tool.

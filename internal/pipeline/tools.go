@@ -193,8 +193,12 @@ func (s *agentSide) transferArg(args string) (toNumber, bad string) {
 // telephony layer, which writes the tool entry (logged = true) once it
 // knows how it went. The caller cannot interrupt it.
 func (r *reply) transfer(ctx context.Context, toNumber string) (out string, transferred, logged bool) {
+	return r.transferWith(ctx, toNumber, deref(r.c.agent.TransferMode))
+}
+
+// transferWith is transfer in mode (cold, warm; "": cold).
+func (r *reply) transferWith(ctx context.Context, toNumber, mode string) (out string, transferred, logged bool) {
 	c := r.c
-	mode := deref(c.agent.TransferMode)
 	warm := telephony.WarmTransfer{TurnID: r.turnID}
 	if mode == telephony.TransferWarm {
 		warm.Speaker = speaker{c.e, c.agent, c.rate}
@@ -211,11 +215,13 @@ func (r *reply) transfer(ctx context.Context, toNumber string) (out string, tran
 // systemPrompt is the agent's rendered prompt with what the model must know
 // about the phone call.
 func systemPrompt(c model.Call, a model.Agent) string {
-	var b strings.Builder
-	b.WriteString(c.Prompt)
-	b.WriteString("\n\nYou are speaking on a phone call (" + strings.ToLower(c.Direction) + "). ")
-	b.WriteString("Answer in short spoken sentences, without lists, markdown or emoji.")
-	return b.String()
+	return c.Prompt + "\n\n" + phoneNote(c)
+}
+
+// phoneNote is what the model must know about speaking on the phone.
+func phoneNote(c model.Call) string {
+	return "You are speaking on a phone call (" + strings.ToLower(c.Direction) + "). " +
+		"Answer in short spoken sentences, without lists, markdown or emoji."
 }
 
 func speed(a model.AgentConfig) float64 {
