@@ -175,7 +175,8 @@ func checkGraph(f *Flow, customTools []string, checkTools bool, prefix string, l
 			}
 		case Extract, Tool:
 			if len(n.Edges) == 0 || !n.Edges[len(n.Edges)-1].Always() {
-				l.Add(at+".edges", "a %s node must end with an edge that has no condition or expression: it cannot talk, so the call would stop in it", n.Type)
+				l.Add(at+".edges", "%s must end with an edge that has no condition or expression: it cannot talk, so the call would stop in it",
+					map[string]string{Extract: "an extract node", Tool: "a tool node"}[n.Type])
 			}
 		}
 		if checkTools && n.Type == Tool && !slices.Contains(NodeTools, n.Tool) && !slices.Contains(customTools, n.Tool) {

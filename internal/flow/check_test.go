@@ -60,3 +60,91 @@ func TestCheckShape(t *testing.T) {
 		t.Errorf("good flow: %s", got)
 	}
 }
+
+// Every rule between nodes, each named at its path.
+func TestCheckGraph(t *testing.T) {
+	for name, tc := range map[string]struct{ doc, want string }{
+		"start names no node": {`{"startNodeId":"x","nodes":[{"id":"a","type":"end"}]}`,
+			`flowDefinition.startNodeId: names no node: "x"`},
+		"edge to a missing node": {`{"startNodeId":"a","nodes":[{"id":"a","type":"conversation","instruction":"i","edges":[{"target":"b"}]},{"id":"b","type":"end"},{"id":"c","type":"end","global":{"condition":"g"}},
+			{"id":"d","type":"conversation","instruction":"i","global":{"condition":"h"},"edges":[{"target":"zz"}]}]}`,
+			`flowDefinition.nodes[3].edges[0].target: names no node: "zz"`},
+		"duplicate id": {`{"startNodeId":"a","nodes":[{"id":"a","type":"conversation","instruction":"i","edges":[{"target":"b"}]},{"id":"b","type":"end"},{"id":"b","type":"end"}]}`,
+			"flowDefinition.nodes[2].id: is also the id of flowDefinition.nodes[1]"},
+		"unknown tool": {`{"startNodeId":"a","nodes":[{"id":"a","type":"tool","tool":"nope","edges":[{"target":"b"}]},{"id":"b","type":"end"}]}`,
+			`flowDefinition.nodes[0].tool: "nope" is not a tool of this agent`},
+		"end_call is not a tool node's": {`{"startNodeId":"a","nodes":[{"id":"a","type":"tool","tool":"end_call","edges":[{"target":"b"}]},{"id":"b","type":"end"}]}`,
+			`flowDefinition.nodes[0].tool: "end_call" is not a tool of this agent`},
+		"unknown node tool": {`{"startNodeId":"a","nodes":[{"id":"a","type":"conversation","instruction":"i","tools":["end_call","nope"],"edges":[{"target":"b"}]},{"id":"b","type":"end"}]}`,
+			`flowDefinition.nodes[0].tools[1]: "nope" is not a tool`},
+		"bad expression": {`{"startNodeId":"a","nodes":[{"id":"a","type":"conversation","instruction":"i","edges":[{"expression":"{{age}} >=","target":"b"},{"target":"b"}]},{"id":"b","type":"end"}]}`,
+			"flowDefinition.nodes[0].edges[0].expression: expected an operand"},
+		"unreachable": {`{"startNodeId":"a","nodes":[{"id":"a","type":"conversation","instruction":"i","edges":[{"target":"b"}]},{"id":"b","type":"end"},{"id":"c","type":"end"}]}`,
+			"flowDefinition.nodes[2]: cannot be reached from the start node"},
+		"conversation dead end": {`{"startNodeId":"a","nodes":[{"id":"a","type":"conversation","instruction":"i"}]}`,
+			"flowDefinition.nodes[0].edges: a conversation node needs at least one edge"},
+		"extract without an always-edge": {`{"startNodeId":"a","nodes":[{"id":"a","type":"extract","variables":[{"name":"x","type":"string","description":"d"}],"edges":[{"expression":"{{x}}","target":"b"}]},{"id":"b","type":"end"}]}`,
+			"flowDefinition.nodes[0].edges: an extract node must end with an edge"},
+		"always-edge not last": {`{"startNodeId":"a","nodes":[{"id":"a","type":"conversation","instruction":"i","edges":[{"target":"b"},{"condition":"c","target":"b"}]},{"id":"b","type":"end"}]}`,
+			"flowDefinition.nodes[0].edges[0]: has no condition or expression"},
+		"duplicate variable": {`{"startNodeId":"a","nodes":[{"id":"a","type":"extract","variables":[{"name":"x","type":"string","description":"d"},{"name":"x","type":"number","description":"d"}],"edges":[{"target":"b"}]},{"id":"b","type":"end"}]}`,
+			"flowDefinition.nodes[0].variables[1].name: is already a variable of this node"},
+	} {
+		got := fields(def(t, tc.doc), "book")
+		if !strings.Contains(got, tc.want) {
+			t.Errorf("%s: got\n%s\nwant %s", name, got, tc.want)
+		}
+	}
+}
+
+// Several broken rules are reported at once; a custom tool of the agent
+// is known.
+func TestCheckReportsEveryError(t *testing.T) {
+	doc := `{"startNodeId":"a","nodes":[{"id":"a","type":"conversation","instruction":"i","edges":[{"target":"zz"}]},
+		{"id":"b","type":"tool","tool":"book","edges":[{"target":"a"}]},{"id":"c","type":"end"}]}`
+	got := fields(def(t, doc), "book")
+	for _, want := range []string{"nodes[0].edges[0].target", "nodes[1]: cannot be reached", "nodes[2]: cannot be reached"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %s in\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "tool") {
+		t.Errorf("book is a custom tool of the agent:\n%s", got)
+	}
+}
+
+// The flow Check accepts parses into what the engine runs.
+func TestParse(t *testing.T) {
+	f, err := Parse(def(t, good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Start != "greet" || len(f.Nodes) != 6 || f.Node("age").Edges[0].Holds(map[string]any{"age": 20.0}) != true ||
+		f.Node("age").Edges[0].Holds(map[string]any{"age": 12.0}) || !f.Node("age").Edges[1].Always() || len(f.Globals()) != 1 {
+		t.Errorf("parsed %+v", f)
+	}
+	if _, err := Parse(def(t, `{"startNodeId":"x","nodes":[{"id":"a","type":"end"}]}`)); err == nil {
+		t.Error("a broken flow parsed")
+	}
+}
+
+// Check reads untrusted JSON: whatever the bytes, it answers without
+// panicking, and what it accepts parses.
+func FuzzCheck(f *testing.F) {
+	f.Add([]byte(good))
+	f.Add([]byte(`{"startNodeId":"a","nodes":[{"id":"a","type":"end","edges":[{"target":"a"}]}]}`))
+	f.Add([]byte(`{"startNodeId":"a","nodes":[{"id":"a","type":"tool","tool":"x","arguments":{"a":[1,{"b":null}]},"edges":[{"expression":"{{a.b}} contains 'x'","target":"a"},{"target":"a"}]}]}`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var m map[string]any
+		if json.Unmarshal(raw, &m) != nil {
+			return
+		}
+		var l invalid.List
+		Check(m, []string{"x"}, "flowDefinition", &l)
+		if l.Empty() {
+			if _, err := Parse(m); err != nil {
+				t.Fatalf("checked but does not parse: %v", err)
+			}
+		}
+	})
+}
