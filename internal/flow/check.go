@@ -103,6 +103,11 @@ func checkShape(def map[string]any, prefix string, l *invalid.List) bool {
 		case *kind.FalseSchema:
 			report(path, "is not allowed here")
 			return
+		case *kind.MaxItems:
+			if k.Want == 0 { // an end node's edges
+				report(path, "must be empty: an end node ends the call")
+				return
+			}
 		}
 		if len(e.Causes) == 0 {
 			report(path, e.ErrorKind.LocalizedString(printer))
@@ -189,6 +194,9 @@ func checkGraph(f *Flow, customTools []string, checkTools bool, prefix string, l
 			}
 			names[v.Name] = true
 		}
+	}
+	if _, ok := index[f.Start]; !ok {
+		return // every node would be unreachable: the start is the error
 	}
 	for i, reached := range reachable(f, index) {
 		if !reached {
