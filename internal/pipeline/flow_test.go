@@ -90,6 +90,7 @@ func flowCall(t *testing.T, age any, lines []string, until func(model.Call) bool
 func flowCallJudging(t *testing.T, age any, holds string, lines []string, until func(model.Call) bool) (call.Outcome, model.Call, []llmtest.Request, *toolReceiver) {
 	t.Helper()
 	requireSpeech(t)
+	t.Parallel() // the recognizer is scripted: the calls wait in real time, not on the CPU
 	recv := newToolReceiver(t, func(w http.ResponseWriter) { io.WriteString(w, `{"reference":"AB12","confirmed":true}`) })
 	b := flowBench(t, recv.URL)
 	var mu sync.Mutex
