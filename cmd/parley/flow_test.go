@@ -25,7 +25,9 @@ const (
 
 // flowDefinition is the dental flow: greet → qualify → get_age (extract)
 // → book (custom tool) → done for an adult, guardian (transfer) for a
-// minor, back to qualify with no age; human is a global transfer.
+// minor, back to qualify with no age; human is a global transfer. The
+// guardian node says nothing before it transfers, so that what the caller
+// hears after its age line is the guardian's greeting.
 const flowDefinition = `{"globalPrompt":"You are Ava at Acme Dental.","startNodeId":"greet","nodes":[
  {"id":"greet","type":"conversation","staticText":"Acme Dental, how can I help?","instruction":"Find out what the caller needs.",
   "edges":[{"condition":"The caller wants to book an appointment","target":"qualify"}]},
@@ -35,7 +37,7 @@ const flowDefinition = `{"globalPrompt":"You are Ava at Acme Dental.","startNode
  {"id":"book","type":"tool","tool":"book_appointment","arguments":{"age":"{{age}}","phone":"{{user_number}}"},"resultVariable":"booking",
   "edges":[{"target":"done"}]},
  {"id":"done","type":"end","text":"You are booked, reference {{booking.reference}}. Goodbye."},
- {"id":"guardian","type":"transfer","transferMode":"cold","toNumber":"` + flowGuardian + `","text":"Let me get a parent or guardian on the line."},
+ {"id":"guardian","type":"transfer","transferMode":"cold","toNumber":"` + flowGuardian + `"},
  {"id":"human","type":"transfer","toNumber":"` + flowGuardian + `","global":{"condition":"The caller asks to speak to a person"}}
 ]}`
 
@@ -264,7 +266,8 @@ func TestFlowBooksOrTransfersOffline(t *testing.T) {
 			in = inbound(dental["id"], adultID)
 			return in != nil && len(toolEntries(in, "transfer_to_number")) > 0
 		})
-		// A hears C: C has greeted, and A heard something after its age line.
+		// A hears C: C has greeted, and A heard speech after its age line
+		// (B says nothing more: the guardian node has no text).
 		waitUntil("the caller to hear the guardian", func() bool {
 			c := inbound(guardian["id"])
 			if c == nil || !strings.Contains(fmt.Sprint(c["transcript"]), "Guardian desk, hello.") {
