@@ -47,6 +47,39 @@ type Stream interface {
 	Close() (Result, error)
 }
 
+// Partial is a Stream that can say what it has recognised of the utterance
+// so far, so the conversation can judge whether the caller finished a
+// sentence (the adaptive end of turn). Partial is safe to call from any
+// goroutine, concurrently with Write; it returns "" when nothing is
+// recognised yet. The text may lag the audio written by the engine's
+// decoding delay, and may change until Close.
+type Partial interface {
+	Partial() string
+}
+
+// Domain is what a conversation is about: the texts a caller's words are
+// likely drawn from (the agent's prompt, first message, flow nodes,
+// transfer conditions and knowledge sources). A recognizer that can use it
+// (stt/sphinx builds a language model and dictionary from it) implements
+// [Adaptable].
+type Domain struct {
+	// Key identifies Texts: equal keys mean equal texts, so whatever was
+	// built from them may be reused (a content hash, not an agent id, so
+	// an edited agent gets a new model).
+	Key   string
+	Texts []string
+}
+
+// Adaptable is a Recognizer that can be tuned to a conversation's domain.
+type Adaptable interface {
+	Recognizer
+	// Adapt returns the recognizer to use for conversations in d: it may
+	// build a model the first time a key is seen (and cache it), so callers
+	// start it early (at answer) and use what it returns for the whole
+	// call. An error leaves the caller with the unadapted recognizer.
+	Adapt(ctx context.Context, d Domain) (Recognizer, error)
+}
+
 // Result is one transcription.
 type Result struct {
 	Text     string        // "" when nothing was recognised
