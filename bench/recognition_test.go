@@ -20,16 +20,18 @@ import (
 // recognitionConfig is the shape of a BenchmarkRecognition run, from the
 // environment (PARLEY_BENCH_STT_*).
 type recognitionConfig struct {
-	sets    []string // SETS: asterisk, dental, everyday (default all three)
-	voices  []string // VOICES: voices of the sentence sets (default flite-slt,festival-kal,espeak-ng)
-	limit   int      // LIMIT: utterances per set and voice, evenly spread (default 40; 0: all)
-	codecs  []string // CODECS: PCMU, G722 (default both; G.722 reports "not yet" while sipua lacks it)
-	models  []string // MODELS: generic, adapted (default both; adapted needs an stt.Adaptable engine)
-	engine  string   // ENGINE: the recognizer (default sphinx: internal/provider/stt/sphinx)
-	calls   int      // CALLS: utterances carried over the line at once (default 16)
-	workers int      // WORKERS: one-piece recognitions at once (default 2)
-	streams int      // STREAMS: streamed recognitions at once (default 2)
-	out     string   // OUT: trn files, sclite reports and table.md (default results/stt)
+	sets    []string      // SETS: asterisk, dental, everyday (default all three)
+	voices  []string      // VOICES: voices of the sentence sets (default flite-slt,festival-kal,espeak-ng)
+	limit   int           // LIMIT: utterances per set and voice, evenly spread (default 40; 0: all)
+	codecs  []string      // CODECS: PCMU, G722 (default both; G.722 reports "not yet" while sipua lacks it)
+	models  []string      // MODELS: generic, adapted (default both; adapted needs an stt.Adaptable engine)
+	engine  string        // ENGINE: the recognizer (default sphinx: internal/provider/stt/sphinx)
+	timeout time.Duration // TIMEOUT: the engine's limit per utterance, where it has one (default 60s, so a loaded machine slows the run instead of failing turns)
+	calls   int           // CALLS: utterances carried over the line at once (default 16)
+	workers int           // WORKERS: one-piece recognitions at once (default 2)
+	streams int           // STREAMS: streamed recognitions at once (default 2)
+	out     string        // OUT: trn files, sclite reports and table.md (default results/stt)
+	keep    bool          // KEEP_AUDIO=1: also what the line delivered of each utterance, as WAVs under OUT
 }
 
 func readRecognitionConfig(tb testing.TB) recognitionConfig {
@@ -37,7 +39,7 @@ func readRecognitionConfig(tb testing.TB) recognitionConfig {
 	c := recognitionConfig{
 		sets: []string{"asterisk", "dental", "everyday"}, voices: []string{"flite-slt", "festival-kal", "espeak-ng"},
 		limit: 40, codecs: []string{"PCMU", "G722"}, models: []string{wer.Generic, wer.Adapted},
-		engine: "sphinx", calls: 16, workers: 2, streams: 2, out: filepath.Join("results", "stt"),
+		engine: "sphinx", timeout: time.Minute, calls: 16, workers: 2, streams: 2, out: filepath.Join("results", "stt"),
 	}
 	list := func(name string, p *[]string) {
 		if v := os.Getenv(name); v != "" {
@@ -66,9 +68,17 @@ func readRecognitionConfig(tb testing.TB) recognitionConfig {
 	if v := os.Getenv("PARLEY_BENCH_STT_ENGINE"); v != "" {
 		c.engine = v
 	}
+	if v := os.Getenv("PARLEY_BENCH_STT_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			tb.Fatalf("PARLEY_BENCH_STT_TIMEOUT=%q: want a duration", v)
+		}
+		c.timeout = d
+	}
 	if v := os.Getenv("PARLEY_BENCH_STT_OUT"); v != "" {
 		c.out = v
 	}
+	c.keep = os.Getenv("PARLEY_BENCH_STT_KEEP_AUDIO") == "1"
 	for _, s := range c.sets {
 		if !slices.Contains([]string{"asterisk", "dental", "everyday"}, s) {
 			tb.Fatalf("PARLEY_BENCH_STT_SETS: no set %q (asterisk, dental, everyday)", s)
@@ -98,7 +108,7 @@ func (c recognitionConfig) recognizer(tb testing.TB) stt.Recognizer {
 		if err := sphinx.Available(); err != nil {
 			tb.Fatal(err)
 		}
-		return sphinx.New(sphinx.Config{})
+		return sphinx.New(sphinx.Config{Timeout: c.timeout})
 	default:
 		tb.Fatalf("PARLEY_BENCH_STT_ENGINE=%q: no such engine (sphinx)", c.engine)
 		return nil
@@ -132,7 +142,7 @@ func BenchmarkRecognition(b *testing.B) {
 	}
 	bench := wer.Bench{
 		Recognizer: rec, Domain: wer.DentalDomain(), Models: cfg.models, Codecs: codecs,
-		Calls: cfg.calls, Workers: cfg.workers, Streams: cfg.streams, Out: cfg.out,
+		Calls: cfg.calls, Workers: cfg.workers, Streams: cfg.streams, Out: cfg.out, KeepAudio: cfg.keep,
 		Progress: func(s string) { b.Log(s) },
 	}
 	b.ResetTimer()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -61,6 +62,9 @@ func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)
 type Line struct {
 	Codec Codec
 	Calls int          // utterances carried at once (default 16)
+	// Attempts is how many calls an utterance gets for the line to
+	// deliver it intact (default 3; see intact).
+	Attempts int
 	Log   *slog.Logger // the user agents' log (default: discarded)
 }
 
@@ -82,11 +86,12 @@ type Carried struct {
 	Set   Set
 	Codec Codec
 	Heard []Clip // per utterance, at Codec.Rate, cut to speech ± margin
-	// Shortened counts utterances whose speech came out more than two
-	// frames shorter than it went in: audio the line lost (late packets
-	// on a loaded machine), which the recognizer then misses too.
-	Shortened int
-	Wall      time.Duration // carrying the set took
+	// Retried counts calls placed again because the line changed the
+	// utterance's length (see intact); Damaged counts utterances still
+	// changed after Line.Attempts calls, which the recognizer is given
+	// as heard.
+	Retried, Damaged int
+	Wall             time.Duration // carrying the set took
 }
 
 // Audio is how long the heard speech lasts.
@@ -98,11 +103,22 @@ func (c Carried) Audio() time.Duration {
 	return d
 }
 
+// callSlot is one call's share of the carrying: Parley's side fills heard
+// and closes done.
+type callSlot struct {
+	d     time.Duration // the speech, to bound the call
+	heard []int16
+	done  chan struct{}
+}
+
 // Carry plays every utterance of s over the line and returns what Parley
 // heard. An error means a call failed; ctx bounds the whole run.
 func (l Line) Carry(ctx context.Context, s Set) (Carried, error) {
 	if l.Calls <= 0 {
 		l.Calls = 16
+	}
+	if l.Attempts <= 0 {
+		l.Attempts = 3
 	}
 	if l.Log == nil {
 		l.Log = quiet()
@@ -117,23 +133,20 @@ func (l Line) Carry(ctx context.Context, s Set) (Carried, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	heard := make([][]int16, len(s.Utterances))
-	done := make([]chan struct{}, len(s.Utterances))
-	for i := range done {
-		done[i] = make(chan struct{})
-	}
+	var slots sync.Map // the called user ("u<utterance>-<attempt>") -> *callSlot
 	parley, err := l.ua(ctx, func(ctx context.Context, in *sipua.Incoming) {
-		i, err := strconv.Atoi(strings.TrimPrefix(in.User, "u"))
-		if err != nil || i < 0 || i >= len(done) {
+		v, ok := slots.Load(in.User)
+		if !ok {
 			_ = in.Reject(404, "Not Found")
 			return
 		}
-		defer close(done[i])
+		slot := v.(*callSlot)
+		defer close(slot.done)
 		leg, err := in.Answer()
 		if err != nil {
 			return // the phone's Dial fails, and says why
 		}
-		heard[i] = listen(ctx, leg.Audio(rate), s.Utterances[i].Clip.Duration())
+		slot.heard = listen(ctx, leg.Audio(rate), slot.d)
 	})
 	if err != nil {
 		return Carried{}, err
@@ -145,6 +158,7 @@ func (l Line) Carry(ctx context.Context, s Set) (Carried, error) {
 	}
 	defer phone.Close()
 
+	c := Carried{Set: s, Codec: l.Codec, Heard: make([]Clip, len(s.Utterances))}
 	var (
 		mu       sync.Mutex
 		firstErr error
@@ -156,14 +170,36 @@ func (l Line) Carry(ctx context.Context, s Set) (Carried, error) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				if err := l.call(ctx, phone, parley.Addr(), i, s.Utterances[i].Clip, done[i]); err != nil {
-					mu.Lock()
-					if firstErr == nil {
-						firstErr = fmt.Errorf("%s, utterance %s: %w", s.Label(), s.Utterances[i].ID, err)
-						cancel()
+				u := s.Utterances[i]
+				sent := played(u.Clip, rate)
+				var heard []int16
+				attempt := 0
+				for ; attempt < l.Attempts; attempt++ {
+					slot := &callSlot{d: u.Clip.Duration(), done: make(chan struct{})}
+					user := fmt.Sprintf("u%d-%d", i, attempt)
+					slots.Store(user, slot)
+					err := l.call(ctx, phone, parley.Addr(), user, u.Clip, slot.done)
+					slots.Delete(user)
+					if err != nil {
+						mu.Lock()
+						if firstErr == nil {
+							firstErr = fmt.Errorf("%s, utterance %s: %w", s.Label(), u.ID, err)
+							cancel()
+						}
+						mu.Unlock()
+						break
 					}
-					mu.Unlock()
+					if heard = cut(slot.heard, rate); intact(slot.heard, sent, l.Codec) {
+						break
+					}
 				}
+				mu.Lock()
+				c.Heard[i] = Clip{PCM: heard, Rate: rate}
+				c.Retried += min(attempt, l.Attempts-1)
+				if attempt == l.Attempts {
+					c.Damaged++
+				}
+				mu.Unlock()
 			}
 		}()
 	}
@@ -183,16 +219,39 @@ feed:
 	if firstErr != nil {
 		return Carried{}, firstErr
 	}
-
-	c := Carried{Set: s, Codec: l.Codec, Heard: make([]Clip, len(heard)), Wall: time.Since(start)}
-	for i, h := range heard {
-		c.Heard[i] = Clip{PCM: cut(h, rate), Rate: rate}
-		sent := cut(toRate(s.Utterances[i].Clip, rate), rate)
-		if len(c.Heard[i].PCM) < len(sent)-2*media.FrameSamples(rate) {
-			c.Shortened++
-		}
-	}
+	c.Wall = time.Since(start)
 	return c, nil
+}
+
+// intact reports whether the line delivered the speech whole and in time.
+// A late packet makes Parley's leg fill in a frame of silence and play the
+// audio after it; a lost one leaves a frame out. On a machine short of CPU
+// both happen, and the recognizer would be scored on the machine's load
+// instead of on speech. Over G.711 the leg hands over exactly the decoded
+// samples, so what was heard, less the silence around it, must be the
+// played audio through the codec, sample for sample. Over another codec
+// the speech heard must last as long as the speech played, within a frame
+// (where it falls in the 20 ms frames may differ by one).
+func intact(heard, played []int16, codec Codec) bool {
+	if codec == PCMU {
+		return slices.Equal(trimSilence(heard), trimSilence(audio.DecodeULaw(nil, audio.EncodeULaw(nil, played))))
+	}
+	h, p := cut(heard, codec.Rate), cut(played, codec.Rate)
+	d := len(h) - len(p)
+	return d >= -media.FrameSamples(codec.Rate) && d <= media.FrameSamples(codec.Rate)
+}
+
+// trimSilence drops the digital silence (zeros) at either end of pcm.
+func trimSilence(pcm []int16) []int16 {
+	i := slices.IndexFunc(pcm, func(x int16) bool { return x != 0 })
+	if i < 0 {
+		return nil
+	}
+	j := len(pcm)
+	for pcm[j-1] == 0 {
+		j--
+	}
+	return pcm[i:j]
 }
 
 // ua starts a user agent on 127.0.0.1 offering only the line's codec.
@@ -208,22 +267,19 @@ func (l Line) ua(ctx context.Context, h sipua.Handler) (*sipua.UA, error) {
 	return ua, nil
 }
 
-// call has the phone call Parley as user u<i>, play c, hang up, and wait
-// until Parley's side has everything it heard.
-func (l Line) call(ctx context.Context, phone *sipua.UA, parley string, i int, c Clip, heard <-chan struct{}) error {
+// call has the phone call Parley's user, play c, hang up, and wait until
+// Parley's side has everything it heard.
+func (l Line) call(ctx context.Context, phone *sipua.UA, parley, user string, c Clip, heard <-chan struct{}) error {
 	host, port, err := splitHostPort(parley)
 	if err != nil {
 		return err
 	}
-	leg, err := phone.Dial(ctx, sipua.Target{Host: host, Port: port, User: "u" + strconv.Itoa(i), FromUser: "+15550001111", RingTimeout: 10 * time.Second}, nil)
+	leg, err := phone.Dial(ctx, sipua.Target{Host: host, Port: port, User: user, FromUser: "+15550001111", RingTimeout: 10 * time.Second}, nil)
 	if err != nil {
 		return fmt.Errorf("dial: %w", err)
 	}
-	rate := l.Codec.Rate
-	a := leg.Audio(rate)
-	pcm := append(audio.Silence(rate, leadIn), toRate(c, rate)...)
-	pcm = append(pcm, audio.Silence(rate, tailOut)...)
-	err = a.Write(pcm)
+	a := leg.Audio(l.Codec.Rate)
+	err = a.Write(played(c, l.Codec.Rate))
 	if err == nil {
 		err = a.Drain(ctx)
 	}
@@ -241,6 +297,13 @@ func (l Line) call(ctx context.Context, phone *sipua.UA, parley string, i int, c
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// played is what the phone plays for c: c at rate, with silence before
+// and after.
+func played(c Clip, rate int) []int16 {
+	pcm := append(audio.Silence(rate, leadIn), toRate(c, rate)...)
+	return append(pcm, audio.Silence(rate, tailOut)...)
 }
 
 // listen reads a's frames until the leg ends. The call lasts about d plus

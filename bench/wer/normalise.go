@@ -94,12 +94,14 @@ func spoken(tok string) []string {
 
 func isWordRune(c rune) bool { return unicode.IsLetter(c) || unicode.IsDigit(c) }
 
-// letterDigitRuns splits "3d" into "3" and "d", "h323" into "h" and "323".
+// letterDigitRuns splits s where digits start or end: "3d" into "3" and
+// "d", "h323" into "h" and "323". (A byte before a digit that is part of a
+// multi-byte letter is not a digit, so the test on s[i-1] is safe.)
 func letterDigitRuns(s string) []string {
 	var runs []string
 	start := 0
 	for i, c := range s {
-		if i > start && isDigit(c) != isDigit(rune(s[i-1])) && s[i-1] != '\'' && c != '\'' {
+		if i > start && isDigit(c) != isDigit(rune(s[i-1])) {
 			runs = append(runs, s[start:i])
 			start = i
 		}
@@ -113,7 +115,7 @@ func isDigit(c rune) bool { return c >= '0' && c <= '9' }
 func money(amount string) ([]string, bool) {
 	whole, cents, hasCents := strings.Cut(amount, ".")
 	w, ok := number(whole)
-	if !ok || strings.ContainsAny(whole, ".") {
+	if !ok {
 		return nil, false
 	}
 	unit := "dollars"

@@ -105,8 +105,7 @@ func number(tok string) ([]string, bool) {
 	}
 	if whole, frac, ok := strings.Cut(tok, "."); ok {
 		n, ok1 := number(whole)
-		_, ok2 := parseDigits(frac)
-		if !ok1 || !ok2 {
+		if !ok1 || !allDigits(frac) {
 			return nil, false
 		}
 		return append(append(n, "point"), digitsAloud(frac)...), true
@@ -121,12 +120,22 @@ func number(tok string) ([]string, bool) {
 		n, _ := parseDigits(strings.Join(groups, ""))
 		return cardinal(n), true
 	}
-	n, ok := parseDigits(tok)
-	if !ok {
+	if !allDigits(tok) {
 		return nil, false
 	}
 	if len(tok) >= 4 || (len(tok) > 1 && tok[0] == '0') {
 		return digitsAloud(tok), true
 	}
+	n, _ := parseDigits(tok)
 	return cardinal(n), true
+}
+
+// allDigits reports whether s is a non-empty run of ASCII digits.
+func allDigits(s string) bool {
+	for _, c := range s {
+		if !isDigit(c) {
+			return false
+		}
+	}
+	return s != ""
 }

@@ -31,6 +31,9 @@ type Bench struct {
 	Workers int    // one-piece recognitions at once (default 1)
 	Streams int    // streamed recognitions at once (default 1)
 	Out     string // where the trn files and sclite's reports go
+	// KeepAudio writes what the line delivered of every utterance under
+	// Out as WAV files (see keepAudio).
+	KeepAudio bool
 	// Progress receives a line per step (nil: discarded).
 	Progress func(string)
 }
@@ -51,7 +54,8 @@ type Row struct {
 	FinalP50, FinalP90 time.Duration // end of the utterance → its final text
 	Failed             int           // utterances the recognizer failed on
 	Failure            string        // the first failure, when any
-	Shortened          int           // utterances the line shortened (Carried.Shortened)
+	// Damaged and Retried are the line's (Carried.Damaged, .Retried).
+	Damaged, Retried int
 	// NotYet says why the row could not be measured ("" when it was).
 	NotYet string
 }
@@ -90,8 +94,13 @@ func (b Bench) Run(ctx context.Context, sets []Set) ([]Row, error) {
 			if err != nil {
 				return nil, err
 			}
-			say(fmt.Sprintf("%s over %s: %d utterances, %.0f s of speech carried in %.1f s (%d shortened on the line)",
-				s.Label(), codec.Label, len(c.Heard), c.Audio().Seconds(), c.Wall.Seconds(), c.Shortened))
+			if b.KeepAudio {
+				if err := keepAudio(b.Out, c); err != nil {
+					return nil, err
+				}
+			}
+			say(fmt.Sprintf("%s over %s: %d utterances, %.0f s of speech carried in %.1f s (%d calls placed again for a damaged utterance, %d still damaged)",
+				s.Label(), codec.Label, len(c.Heard), c.Audio().Seconds(), c.Wall.Seconds(), c.Retried, c.Damaged))
 			for _, m := range models {
 				for _, mode := range modes(m.rec) {
 					row, err := b.measure(ctx, c, m.name, m.rec, mode)
@@ -197,7 +206,7 @@ func (b Bench) measure(ctx context.Context, c Carried, name string, rec stt.Reco
 		Set: c.Set.Name, Voice: c.Set.Voice, Codec: c.Codec, Model: name, Mode: mode,
 		Utterances: len(c.Heard), Audio: c.Audio(), Score: score,
 		FinalP50: percentile(r.Final, 50), FinalP90: percentile(r.Final, 90),
-		Failed: r.Failed, Shortened: c.Shortened,
+		Failed: r.Failed, Damaged: c.Damaged, Retried: c.Retried,
 	}
 	if r.FirstErr != nil {
 		row.Failure = r.FirstErr.Error()

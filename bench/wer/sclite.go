@@ -58,10 +58,11 @@ type Transcript struct {
 	ID, Ref, Hyp string
 }
 
-// Score writes ref.trn and hyp.trn for ts into dir, has sclite align them
+// ScoreTranscripts writes ref.trn and hyp.trn for ts into dir, has sclite align them
 // (utterance ids as speaker_utterance: sclite's spu_id), and reads its raw
 // summary (name.raw, with the per-utterance alignments in name.pra beside
-// it). The speaker is the same for every utterance.
+// it). The speaker (its letters and digits) is the same for every
+// utterance.
 func ScoreTranscripts(ctx context.Context, dir, name, speaker string, ts []Transcript) (Score, error) {
 	if len(ts) == 0 {
 		return Score{}, errors.New("sclite: nothing to score")
@@ -71,7 +72,7 @@ func ScoreTranscripts(ctx context.Context, dir, name, speaker string, ts []Trans
 	}
 	var ref, hyp bytes.Buffer
 	for _, t := range ts {
-		id := utteranceID(speaker) + "_" + utteranceID(t.ID)
+		id := strings.ReplaceAll(utteranceID(speaker), "-", "") + "_" + utteranceID(t.ID)
 		fmt.Fprintf(&ref, "%s (%s)\n", t.Ref, id)
 		fmt.Fprintf(&hyp, "%s (%s)\n", t.Hyp, id)
 	}

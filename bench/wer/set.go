@@ -39,8 +39,9 @@ type Set struct {
 	Utterances []Utterance
 }
 
-// Speaker is the set's speaker name in sclite's utterance ids: the voice.
-func (s Set) Speaker() string { return utteranceID(s.Voice) }
+// Speaker is the set's speaker name in sclite's utterance ids: the voice's
+// letters and digits (sclite's spu_id ends the speaker at '-' or '_').
+func (s Set) Speaker() string { return strings.ReplaceAll(utteranceID(s.Voice), "-", "") }
 
 // Label names the set and voice in reports: "dental / flite-slt".
 func (s Set) Label() string { return s.Name + " / " + s.Voice }
