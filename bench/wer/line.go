@@ -61,11 +61,11 @@ func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)
 // conversation engine reads a call.
 type Line struct {
 	Codec Codec
-	Calls int          // utterances carried at once (default 16)
+	Calls int // utterances carried at once (default 16)
 	// Attempts is how many calls an utterance gets for the line to
 	// deliver it intact (default 3; see intact).
 	Attempts int
-	Log   *slog.Logger // the user agents' log (default: discarded)
+	Log      *slog.Logger // the user agents' log (default: discarded)
 }
 
 // Carrying, per call: silence before and after the speech, so the leg's
