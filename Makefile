@@ -31,8 +31,12 @@ test: deps lint ## the whole test suite, with the race detector; PostgreSQL too 
 	CGO_ENABLED=0 $(GO) build ./...
 	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 14m $(PKGS)
 
+.PHONY: deps-bench
+deps-bench: ## install what only the benchmarks use too (scripts/bench-packages.txt: prompts, voices)
+	@scripts/deps.sh scripts/packages.txt scripts/bench-packages.txt
+
 .PHONY: bench
-bench: deps ## benchmarks on SQLite, and PostgreSQL when PARLEY_TEST_DATABASE_URL is set (results: docs/benchmarks.md)
+bench: deps-bench ## benchmarks on SQLite, and PostgreSQL when PARLEY_TEST_DATABASE_URL is set (results: docs/benchmarks.md)
 	@scripts/test-services.sh
 	$(GO) test -run '^$$' -bench . -benchmem -count 3 ./internal/api/ ./internal/callqueue/ ./internal/media/audio/
 	$(GO) test -run '^$$' -bench CallSetup -benchtime 200x -count 5 ./internal/media/sipua/
@@ -42,6 +46,11 @@ bench: deps ## benchmarks on SQLite, and PostgreSQL when PARLEY_TEST_DATABASE_UR
 	PARLEY_BENCH_DATABASE_URL=$${PARLEY_TEST_DATABASE_URL} $(GO) test -run '^$$' -bench Admissions -benchtime 1x -count 3 -timeout 20m ./bench/
 	PARLEY_BENCH_CHUNKS=$${PARLEY_BENCH_CHUNKS:-100000} $(GO) test -run '^$$' -bench SearchKnowledgeChunks -benchtime 200x -timeout 30m ./internal/store/sqlite ./internal/store/postgres
 	PARLEY_BENCH_CALLS=$${PARLEY_BENCH_CALLS:-1000000} $(GO) test -run '^$$' -bench ListCalls -benchtime 50x -timeout 60m ./internal/store/sqlite ./internal/store/postgres
+	$(GO) test -run '^$$' -bench Recognition -benchtime 1x -timeout 60m ./bench/
+
+.PHONY: bench-stt
+bench-stt: deps-bench ## word error rate of the local recognizer on labelled speech over real calls, scored by sclite (PARLEY_BENCH_STT_*; docs/benchmarks.md)
+	$(GO) test -run '^$$' -bench Recognition -benchtime 1x -timeout 60m ./bench/
 
 .PHONY: bench-calls
 bench-calls: deps ## calls held on the wire: N SIPp calls with speech (CALLS=250,500,1000 HOLD=30s), RTP captured, rtpengine baseline (docs/benchmarks.md)

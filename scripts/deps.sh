@@ -2,6 +2,10 @@
 # Installs the Debian packages Parley's run and tests need, when missing.
 # As root it runs apt-get; otherwise it prints the command to run. With
 # CI=true anything still missing fails the run: CI never silently skips.
+#
+# Usage: scripts/deps.sh [LIST...]: the package lists to satisfy, default
+# scripts/packages.txt (what `make test` needs); `make bench` adds
+# scripts/bench-packages.txt (what only the benchmarks use).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,13 +20,26 @@ if [ "$(printf '%s\n%s\n' "$need_go" "$have_go" | sort -V | head -n1)" != "$need
   exit 1
 fi
 
-# One package a line in scripts/packages.txt: "package command" (the command
-# shows it is installed); '#' starts a comment.
+# One package a line: "package check", where check shows the package is
+# installed: a command (looked up in PATH), or an absolute path to a file
+# the package installs (for packages of data or libraries, which have no
+# command); no check means a command named as the package. '#' starts a
+# comment.
+lists=("$@")
+[ ${#lists[@]} -eq 0 ] && lists=(scripts/packages.txt)
+installed() {
+  case "$1" in
+    /*) [ -e "$1" ] ;;
+    *) command -v "$1" >/dev/null 2>&1 ;;
+  esac
+}
 missing=()
-while read -r pkg cmd _; do
-  [ -z "${pkg:-}" ] || [ "${pkg#\#}" != "$pkg" ] && continue
-  command -v "${cmd:-$pkg}" >/dev/null 2>&1 || missing+=("$pkg")
-done < scripts/packages.txt
+for list in "${lists[@]}"; do
+  while read -r pkg check _; do
+    [ -z "${pkg:-}" ] || [ "${pkg#\#}" != "$pkg" ] && continue
+    installed "${check:-$pkg}" || missing+=("$pkg")
+  done < "$list"
+done
 
 [ ${#missing[@]} -eq 0 ] && exit 0
 
