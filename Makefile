@@ -46,11 +46,11 @@ bench: deps-bench ## benchmarks on SQLite, and PostgreSQL when PARLEY_TEST_DATAB
 	PARLEY_BENCH_DATABASE_URL=$${PARLEY_TEST_DATABASE_URL} $(GO) test -run '^$$' -bench Admissions -benchtime 1x -count 3 -timeout 20m ./bench/
 	PARLEY_BENCH_CHUNKS=$${PARLEY_BENCH_CHUNKS:-100000} $(GO) test -run '^$$' -bench SearchKnowledgeChunks -benchtime 200x -timeout 30m ./internal/store/sqlite ./internal/store/postgres
 	PARLEY_BENCH_CALLS=$${PARLEY_BENCH_CALLS:-1000000} $(GO) test -run '^$$' -bench ListCalls -benchtime 50x -timeout 60m ./internal/store/sqlite ./internal/store/postgres
-	$(GO) test -run '^$$' -bench Recognition -benchtime 1x -timeout 60m ./bench/
+	$(GO) test -run '^$$' -bench Recognition -benchtime 1x -timeout 180m ./bench/
 
 .PHONY: bench-stt
 bench-stt: deps-bench ## word error rate of the local recognizer on labelled speech over real calls, scored by sclite (PARLEY_BENCH_STT_*; docs/benchmarks.md)
-	$(GO) test -run '^$$' -bench Recognition -benchtime 1x -timeout 60m ./bench/
+	$(GO) test -run '^$$' -bench Recognition -benchtime 1x -timeout 180m ./bench/
 
 .PHONY: bench-calls
 bench-calls: deps ## calls held on the wire: N SIPp calls with speech (CALLS=250,500,1000 HOLD=30s), RTP captured, rtpengine baseline (docs/benchmarks.md)
