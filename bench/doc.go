@@ -35,5 +35,13 @@
 // second later) while another client lists calls; it reports admissions
 // per second, latency, errors and the server's CPU per 1,000 admissions.
 //
+// BenchmarkRecognition (recognition_test.go; `make bench-stt`, part of
+// `make bench`) scores the local recognizer's word error rate with NIST
+// sclite on labelled speech (Asterisk's human prompts; dental and everyday
+// sentences in flite, festival and espeak-ng voices), each utterance
+// carried over a real SIP/RTP call on 127.0.0.1 (package bench/wer),
+// generic and adapted to the bench agent's domain, one-piece and
+// streamed; PARLEY_BENCH_STT_* select sets, voices, codecs and limits.
+//
 // Results and the commands that produced them are in docs/benchmarks.md.
 package bench

@@ -143,7 +143,7 @@ func BenchmarkRecognition(b *testing.B) {
 	bench := wer.Bench{
 		Recognizer: rec, Domain: wer.DentalDomain(), Models: cfg.models, Codecs: codecs,
 		Calls: cfg.calls, Workers: cfg.workers, Streams: cfg.streams, Out: cfg.out, KeepAudio: cfg.keep,
-		Progress: func(s string) { b.Log(s) },
+		Progress: func(s string) { progress(b, s) },
 	}
 	b.ResetTimer()
 	for range b.N {
@@ -172,7 +172,7 @@ func recognitionSets(b *testing.B, ctx context.Context, cfg recognitionConfig) [
 				b.Fatal(err)
 			}
 			s = s.Subset(cfg.limit)
-			b.Logf("%s: %s; %.0f s, %d words", s.Label(), s.Note, s.Audio().Seconds(), s.Words())
+			progress(b, fmt.Sprintf("%s: %s; %.0f s, %d words", s.Label(), s.Note, s.Audio().Seconds(), s.Words()))
 			sets = append(sets, s)
 			continue
 		}
@@ -190,11 +190,19 @@ func recognitionSets(b *testing.B, ctx context.Context, cfg recognitionConfig) [
 				b.Fatal(err)
 			}
 			s = s.Subset(cfg.limit)
-			b.Logf("%s: %d utterances, %.0f s, %d words", s.Label(), len(s.Utterances), s.Audio().Seconds(), s.Words())
+			progress(b, fmt.Sprintf("%s: %d utterances, %.0f s, %d words", s.Label(), len(s.Utterances), s.Audio().Seconds(), s.Words()))
 			sets = append(sets, s)
 		}
 	}
 	return sets
+}
+
+// progress logs a step, and prints it at once: a full run takes long, and
+// a benchmark's log shows only at its end.
+func progress(b *testing.B, s string) {
+	b.Helper()
+	b.Log(s)
+	fmt.Fprintf(os.Stderr, "%s %s\n", time.Now().Format("15:04:05"), s)
 }
 
 // codeVersion is the commit measured, with "+" when the tree has changes.
