@@ -22,7 +22,7 @@ import (
 type recognitionConfig struct {
 	sets    []string      // SETS: asterisk, dental, everyday (default all three)
 	voices  []string      // VOICES: voices of the sentence sets (default flite-slt,festival-kal,espeak-ng)
-	limit   int           // LIMIT: utterances per set and voice, evenly spread (default 40; 0: all)
+	limit   int           // LIMIT: utterances per set and voice, evenly spread (default 30; 0: all)
 	codecs  []string      // CODECS: PCMU, G722 (default both; G.722 reports "not yet" while sipua lacks it)
 	models  []string      // MODELS: generic, adapted (default both; adapted needs an stt.Adaptable engine)
 	engine  string        // ENGINE: the recognizer (default sphinx: internal/provider/stt/sphinx)
@@ -38,7 +38,7 @@ func readRecognitionConfig(tb testing.TB) recognitionConfig {
 	tb.Helper()
 	c := recognitionConfig{
 		sets: []string{"asterisk", "dental", "everyday"}, voices: []string{"flite-slt", "festival-kal", "espeak-ng"},
-		limit: 40, codecs: []string{"PCMU", "G722"}, models: []string{wer.Generic, wer.Adapted},
+		limit: 30, codecs: []string{"PCMU", "G722"}, models: []string{wer.Generic, wer.Adapted},
 		engine: "sphinx", timeout: time.Minute, calls: 16, workers: 2, streams: 2, out: filepath.Join("results", "stt"),
 	}
 	list := func(name string, p *[]string) {
