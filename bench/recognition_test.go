@@ -93,14 +93,24 @@ func (c recognitionConfig) command() string {
 	var env []string
 	for _, kv := range os.Environ() {
 		if strings.HasPrefix(kv, "PARLEY_BENCH_STT_") && !strings.HasPrefix(kv, "PARLEY_BENCH_STT_OUT=") {
-			env = append(env, kv)
+			name, value, _ := strings.Cut(kv, "=")
+			env = append(env, name+"="+shellWord(value))
 		}
 	}
 	slices.Sort(env)
 	return strings.TrimSpace(strings.Join(env, " ") + " make bench-stt")
 }
 
-// engine is the recognizer the run measures.
+// shellWord quotes s for a shell when it holds anything but letters,
+// digits and ,._/:-.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789,._/:-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// recognizer is the recognizer the run measures.
 func (c recognitionConfig) recognizer(tb testing.TB) stt.Recognizer {
 	tb.Helper()
 	switch c.engine {
@@ -145,6 +155,7 @@ func BenchmarkRecognition(b *testing.B) {
 		Calls: cfg.calls, Workers: cfg.workers, Streams: cfg.streams, Out: cfg.out, KeepAudio: cfg.keep,
 		Progress: func(s string) { progress(b, s) },
 	}
+	code := codeVersion() // before the run: the tree may change while it runs
 	b.ResetTimer()
 	for range b.N {
 		start := time.Now()
@@ -152,7 +163,7 @@ func BenchmarkRecognition(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		table := wer.Markdown(rows, codeVersion(), cfg.command())
+		table := wer.Markdown(rows, code, cfg.command())
 		b.Logf("done in %v; sclite's reports (.pra: every utterance aligned) are in %s", time.Since(start).Round(time.Second), cfg.out)
 		if err := os.WriteFile(filepath.Join(cfg.out, "table.md"), []byte(table), 0o644); err != nil {
 			b.Fatal(err)
