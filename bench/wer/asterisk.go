@@ -102,7 +102,8 @@ func AsteriskSet(dir, path string) (Set, error) {
 	if err != nil {
 		return Set{}, err
 	}
-	s := Set{Name: "asterisk", Voice: AsteriskVoice}
+	s := Set{Name: "asterisk", Voice: AsteriskVoice,
+		Wideband: "its 16 kHz recordings are asterisk-core-sounds-en-g722's .g722 files, which need a G.722 decoder in internal/media/audio"}
 	var silent, missing []string
 	for _, p := range prompts {
 		ref := Normalise(transcriptFixes.Replace(p.Text))

@@ -173,7 +173,11 @@ func lineFits(s Set, codec Codec, unavailable error) string {
 	}
 	for _, u := range s.Utterances {
 		if u.Clip.Rate < codec.Rate {
-			return fmt.Sprintf("the set is recorded at %d Hz, below %s's %d Hz", u.Clip.Rate, codec.Label, codec.Rate)
+			why := fmt.Sprintf("the set is recorded at %d Hz, below %s's %d Hz", u.Clip.Rate, codec.Label, codec.Rate)
+			if s.Wideband != "" {
+				why += "; " + s.Wideband
+			}
+			return why
 		}
 	}
 	return ""

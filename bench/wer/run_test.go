@@ -92,6 +92,13 @@ func TestRunScoresACarriedSet(t *testing.T) {
 	if last := rows[len(rows)-1]; last.Codec.Name != "NOPE" || !strings.Contains(last.NotYet, "not offered") {
 		t.Errorf("unknown codec row: %+v", last)
 	}
+	narrow := Set{Name: "n", Voice: "v", Wideband: "elsewhere", Utterances: []Utterance{{Clip: Clip{Rate: 8000}}}}
+	if why := lineFits(narrow, Codec{Label: "W", Rate: 16000}, nil); why != "the set is recorded at 8000 Hz, below W's 16000 Hz; elsewhere" {
+		t.Errorf("8 kHz set on a 16 kHz line: %q", why)
+	}
+	if why := lineFits(narrow, PCMU, nil); why != "" {
+		t.Errorf("8 kHz set on G.711: %q", why)
+	}
 	for _, f := range []string{"check-espeak-ng-pcmu-generic-one-piece.pra", "check-espeak-ng-pcmu-adapted-streamed.raw", "check-espeak-ng-pcmu/check-001.wav"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Errorf("no %s in the output: %v", f, err)

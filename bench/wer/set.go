@@ -35,7 +35,10 @@ type Set struct {
 	InDomain bool   // the sentences are drawn from the bench agent's domain
 	// Note says what was left out and why ("12 prompts of non-speech
 	// only"), for the report.
-	Note       string
+	Note string
+	// Wideband says where recordings of the set at a wider band than its
+	// clips are, when they exist elsewhere ("" when they do not).
+	Wideband   string
 	Utterances []Utterance
 }
 
