@@ -25,12 +25,15 @@ type Bench struct {
 	// Models to measure: Generic and/or Adapted. Adapted needs a
 	// recognizer that is stt.Adaptable; with one that is not it is left
 	// out, and Run says so through Progress.
-	Models  []string
-	Codecs  []Codec
-	Calls   int    // utterances carried at once (Line.Calls)
-	Workers int    // one-piece recognitions at once (default 1)
-	Streams int    // streamed recognitions at once (default 1)
-	Out     string // where the trn files and sclite's reports go
+	Models []string
+	Codecs []Codec
+	Calls  int // utterances carried at once (Line.Calls)
+	// Attempts is how many calls an utterance gets to arrive intact
+	// (Line.Attempts).
+	Attempts int
+	Workers  int    // one-piece recognitions at once (default 1)
+	Streams  int    // streamed recognitions at once (default 1)
+	Out      string // where the trn files and sclite's reports go
 	// KeepAudio writes what the line delivered of every utterance under
 	// Out as WAV files (see keepAudio).
 	KeepAudio bool
@@ -90,7 +93,7 @@ func (b Bench) Run(ctx context.Context, sets []Set) ([]Row, error) {
 				rows = append(rows, Row{Set: s.Name, Voice: s.Voice, Codec: codec, Utterances: len(s.Utterances), NotYet: why})
 				continue
 			}
-			c, err := Line{Codec: codec, Calls: b.Calls}.Carry(ctx, s)
+			c, err := Line{Codec: codec, Calls: b.Calls, Attempts: b.Attempts}.Carry(ctx, s)
 			if err != nil {
 				return nil, err
 			}
