@@ -96,7 +96,8 @@ var transcriptFixes = strings.NewReplacer(
 // transcript at path (AsteriskTranscript, gzipped or not) labels, in the
 // transcript's order. Prompts of non-speech only ("[ascending tones]",
 // "(1 second of silence)") are left out, and so are transcript lines
-// without a recording; Set.Note counts both.
+// without a recording and recordings over MaxUtterance (one: a 73-second
+// demo); Set.Note counts them.
 func AsteriskSet(dir, path string) (Set, error) {
 	prompts, err := readTranscript(path)
 	if err != nil {
@@ -104,7 +105,7 @@ func AsteriskSet(dir, path string) (Set, error) {
 	}
 	s := Set{Name: "asterisk", Voice: AsteriskVoice,
 		Wideband: "its 16 kHz recordings are asterisk-core-sounds-en-g722's .g722 files, which need a G.722 decoder in internal/media/audio"}
-	var silent, missing []string
+	var silent, missing, long []string
 	for _, p := range prompts {
 		ref := Normalise(transcriptFixes.Replace(p.Text))
 		if ref == "" {
@@ -119,12 +120,17 @@ func AsteriskSet(dir, path string) (Set, error) {
 		if err != nil {
 			return Set{}, err
 		}
+		if c.Duration() > MaxUtterance {
+			long = append(long, p.Name)
+			continue
+		}
 		s.Utterances = append(s.Utterances, Utterance{ID: utteranceID(p.Name), Text: p.Text, Ref: ref, Clip: c})
 	}
 	if len(s.Utterances) == 0 {
 		return Set{}, fmt.Errorf("asterisk prompts: none of the %d in %s found under %s (install asterisk-core-sounds-en-wav)", len(prompts), path, dir)
 	}
-	s.Note = fmt.Sprintf("%d of %d prompts: %d of non-speech only and %d without a recording left out", len(s.Utterances), len(prompts), len(silent), len(missing))
+	s.Note = fmt.Sprintf("%d of %d prompts: %d of non-speech only, %d without a recording and %d over %v left out",
+		len(s.Utterances), len(prompts), len(silent), len(missing), len(long), MaxUtterance)
 	return s, checkIDs(s)
 }
 

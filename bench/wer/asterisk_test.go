@@ -25,6 +25,7 @@ letters/exclaimation-point: exclaimation-point [!]
 silence/1: (1 second of silence)
 unidentified-no-callback: Un-indentified or witheld and therefore cannot be called back.
 no-recording: This prompt has no file.
+demo-instruct: A prompt longer than any caller's turn.
 `
 
 func TestParseTranscript(t *testing.T) {
@@ -32,8 +33,8 @@ func TestParseTranscript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 9 {
-		t.Fatalf("%d prompts, want 9: %+v", len(got), got)
+	if len(got) != 10 {
+		t.Fatalf("%d prompts, want 10: %+v", len(got), got)
 	}
 	if want := (Prompt{Name: "dictate/both_help", Text: "press * to toggle pause, press # to enter a new dictation filename"}); got[4] != want {
 		t.Errorf("prompt 5: %+v, want %+v", got[4], want)
@@ -96,6 +97,9 @@ func TestAsteriskSet(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if err := writeWAV(filepath.Join(sounds, "demo-instruct.wav"), Clip{PCM: make([]int16, 8000*61), Rate: 8000}); err != nil {
+		t.Fatal(err)
+	}
 	s, err := AsteriskSet(sounds, path)
 	if err != nil {
 		t.Fatal(err)
@@ -119,7 +123,7 @@ func TestAsteriskSet(t *testing.T) {
 	if !reflect.DeepEqual(ids, wantIDs) || !reflect.DeepEqual(refs, wantRefs) {
 		t.Errorf("ids %q\nrefs %q\nwant %q\n%q", ids, refs, wantIDs, wantRefs)
 	}
-	if want := "6 of 9 prompts: 2 of non-speech only and 1 without a recording left out"; s.Note != want {
+	if want := "6 of 10 prompts: 2 of non-speech only, 1 without a recording and 1 over 1m0s left out"; s.Note != want {
 		t.Errorf("note %q, want %q", s.Note, want)
 	}
 	if s.Name != "asterisk" || s.Voice != AsteriskVoice || s.Speaker() != "allison" {

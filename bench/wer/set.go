@@ -20,6 +20,11 @@ func (c Clip) Duration() time.Duration {
 	return time.Duration(len(c.PCM)) * time.Second / time.Duration(c.Rate)
 }
 
+// MaxUtterance is the longest utterance a set keeps: longer than any turn
+// a caller takes (the VAD ends a turn at a pause), and engines refuse more
+// (stt/sphinx's MaxAudio).
+const MaxUtterance = 60 * time.Second
+
 // Utterance is one labelled piece of speech.
 type Utterance struct {
 	ID   string // unique in its set; letters, digits and '-' (see [utteranceID])
