@@ -170,34 +170,18 @@ func (l Line) Carry(ctx context.Context, s Set) (Carried, error) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				u := s.Utterances[i]
-				sent := played(u.Clip, rate)
-				var heard []int16
-				attempt := 0
-				for ; attempt < l.Attempts; attempt++ {
-					slot := &callSlot{d: u.Clip.Duration(), done: make(chan struct{})}
-					user := fmt.Sprintf("u%d-%d", i, attempt)
-					slots.Store(user, slot)
-					err := l.call(ctx, phone, parley.Addr(), user, u.Clip, slot.done)
-					slots.Delete(user)
-					if err != nil {
-						mu.Lock()
-						if firstErr == nil {
-							firstErr = fmt.Errorf("%s, utterance %s: %w", s.Label(), u.ID, err)
-							cancel()
-						}
-						mu.Unlock()
-						break
-					}
-					if heard = cut(slot.heard, rate); intact(slot.heard, sent, l.Codec) {
-						break
-					}
-				}
+				heard, calls, whole, err := l.carry(ctx, phone, parley.Addr(), &slots, i, s.Utterances[i])
 				mu.Lock()
-				c.Heard[i] = Clip{PCM: heard, Rate: rate}
-				c.Retried += min(attempt, l.Attempts-1)
-				if attempt == l.Attempts {
-					c.Damaged++
+				switch {
+				case err != nil && firstErr == nil:
+					firstErr = fmt.Errorf("%s, utterance %s: %w", s.Label(), s.Utterances[i].ID, err)
+					cancel()
+				case err == nil:
+					c.Heard[i] = Clip{PCM: heard, Rate: rate}
+					c.Retried += calls - 1
+					if !whole {
+						c.Damaged++
+					}
 				}
 				mu.Unlock()
 			}
@@ -252,6 +236,29 @@ func trimSilence(pcm []int16) []int16 {
 		j--
 	}
 	return pcm[i:j]
+}
+
+// carry calls Parley with utterance i until it arrives intact or
+// l.Attempts calls were made, and returns what Parley heard on the last
+// call, cut to speech, how many calls that took and whether it arrived
+// intact. Parley's handler finds each call's slot by the user called.
+func (l Line) carry(ctx context.Context, phone *sipua.UA, parley string, slots *sync.Map, i int, u Utterance) (heard []int16, calls int, whole bool, err error) {
+	sent := played(u.Clip, l.Codec.Rate)
+	for calls < l.Attempts {
+		slot := &callSlot{d: u.Clip.Duration(), done: make(chan struct{})}
+		user := fmt.Sprintf("u%d-%d", i, calls)
+		slots.Store(user, slot)
+		err := l.call(ctx, phone, parley, user, u.Clip, slot.done)
+		slots.Delete(user)
+		calls++
+		if err != nil {
+			return nil, calls, false, err
+		}
+		if heard, whole = cut(slot.heard, l.Codec.Rate), intact(slot.heard, sent, l.Codec); whole {
+			break
+		}
+	}
+	return heard, calls, whole, nil
 }
 
 // ua starts a user agent on 127.0.0.1 offering only the line's codec.
