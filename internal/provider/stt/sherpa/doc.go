@@ -32,10 +32,11 @@
 //
 // One model is loaded per server ([Recognizer.Load], at start) and serves
 // every call. Each utterance is a sherpa-onnx online stream: [Recognizer.Open]
-// creates it when the caller starts speaking; each Write converts the
-// 16-bit PCM to floats, hands it over at the line's rate (the library
-// resamples to the model's 16 kHz, so 8 kHz G.711 and 16 kHz G.722 legs
-// both work), then decodes every chunk that has enough features and
+// creates it when the caller starts speaking; each Write resamples the
+// line's audio to the model's 16 kHz (media/audio's streaming resampler,
+// so 8 kHz G.711, 16 kHz G.722 and 48 kHz legs all work; the library
+// could resample too, but logs to stderr for every such stream), hands it
+// over as floats, then decodes every chunk that has enough features and
 // stores the text so far, which Partial returns (the adaptive end of
 // turn reads it). Close appends 0.5 s of silence (a streaming model emits
 // its last word only once it has audio past it), marks the input

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/parley-voice/parley/internal/media/audio"
 	"github.com/parley-voice/parley/internal/provider/stt"
 )
 
@@ -20,7 +21,7 @@ const (
 	DefaultThreads = 1
 
 	// The features sherpa-onnx's published models take: 80 log-mel bins
-	// of 16 kHz audio. Audio at another rate is resampled by the library.
+	// of 16 kHz audio. Audio at another rate is resampled first.
 	featureRate = 16000
 	featureDim  = 80
 )
@@ -218,7 +219,8 @@ func (r *Recognizer) Open(ctx context.Context, rate int, language string) (stt.S
 		r.streams.Done()
 		return nil, fmt.Errorf("%w: sherpa-onnx created no stream", stt.ErrUnavailable)
 	}
-	return &stream{api: &lib.api, rec: rec, h: h, ctx: ctx, rate: rate, language: r.c.Language, done: r.streams.Done}, nil
+	return &stream{api: &lib.api, rec: rec, h: h, ctx: ctx, rate: rate, language: r.c.Language, done: r.streams.Done,
+		rs: audio.NewResampler(rate, featureRate)}, nil
 }
 
 // Transcribe implements stt.Recognizer: the utterance goes through a

@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unsafe"
 
+	"github.com/parley-voice/parley/internal/media/audio"
 	"github.com/parley-voice/parley/internal/provider/stt"
 )
 
@@ -34,9 +35,11 @@ type stream struct {
 	language string
 	done     func() // tells the Recognizer the stream is freed
 
-	n       int       // samples written
-	buf     []float32 // the last write, as the library takes it
-	err     error     // why the stream broke
+	n       int              // samples written
+	rs      *audio.Resampler // line rate to the model's
+	model   []int16          // the last write at the model's rate
+	buf     []float32        // the same, as the library takes it
+	err     error            // why the stream broke
 	closed  bool
 	partial atomic.Pointer[string]
 }
@@ -62,8 +65,9 @@ func (s *stream) Write(pcm []int16) error {
 	if len(pcm) == 0 {
 		return nil
 	}
+	s.model = s.rs.Process(s.model[:0], pcm)
 	s.buf = s.buf[:0]
-	for _, v := range pcm {
+	for _, v := range s.model {
 		s.buf = append(s.buf, float32(v)/32768)
 	}
 	s.accept(s.buf)
@@ -75,13 +79,14 @@ func (s *stream) Write(pcm []int16) error {
 	return nil
 }
 
-// accept gives samples (in [-1, 1)) at the line's rate to the library,
-// which resamples them to the model's rate.
+// accept gives samples (in [-1, 1)) at the model's rate to the library.
+// Parley resamples rather than the library, which would log to stderr for
+// every stream at another rate.
 func (s *stream) accept(samples []float32) {
 	if len(samples) == 0 {
 		return
 	}
-	s.api.acceptWaveform(s.h, int32(s.rate), &samples[0], int32(len(samples)))
+	s.api.acceptWaveform(s.h, featureRate, &samples[0], int32(len(samples)))
 	runtime.KeepAlive(samples)
 }
 
@@ -141,7 +146,7 @@ func (s *stream) Close() (stt.Result, error) {
 	if s.n == 0 {
 		return res, nil // nothing said: no model run on padding alone
 	}
-	s.accept(make([]float32, int(tailPadding)*s.rate/int(time.Second)))
+	s.accept(make([]float32, int(tailPadding)*featureRate/int(time.Second)))
 	s.api.inputFinished(s.h)
 	if err := s.decodeReady(); err != nil {
 		return stt.Result{}, err
