@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/parley-voice/parley/internal/provider/stt/sherpa/sherpatest"
 )
 
 // layout is every size and offset capi.go's comments state, by the C name
@@ -157,8 +159,7 @@ func TestLayout(t *testing.T) {
 // ships beside the libraries and compares every size and offset the C
 // compiler sees with the Go mirrors'.
 func TestLayoutMatchesHeader(t *testing.T) {
-	testLibDir(t)
-	header := filepath.Join(moduleCacheDir, filepath.FromSlash(LibraryModule)+"@"+LibraryModuleVersion, "c-api.h")
+	header := sherpatest.Header(t)
 	if _, err := os.Stat(header); err != nil {
 		t.Fatal(err)
 	}

@@ -7,50 +7,26 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/parley-voice/parley/internal/provider/stt"
 )
 
-var (
-	moduleDirOnce  sync.Once
-	moduleCacheDir string
-	moduleDir      string
-	moduleDirErr   error
-)
-
-// testLibDir is this platform's library directory inside the module
-// cache's copy of LibraryModule, downloading the module when it is not
-// there yet (the Go module proxy serves it).
-func testLibDir(t *testing.T) string {
+// goModCache is `go env GOMODCACHE`.
+func goModCache(t *testing.T) string {
 	t.Helper()
-	moduleDirOnce.Do(func() {
-		out, err := exec.Command("go", "env", "GOMODCACHE").Output()
-		if err != nil {
-			moduleDirErr = err
-			return
-		}
-		moduleCacheDir = strings.TrimSpace(string(out))
-		dir := ModuleLibDir(moduleCacheDir)
-		if missingLibraries(dir) != "" {
-			cmd := exec.Command("go", "mod", "download", LibraryModule+"@"+LibraryModuleVersion)
-			cmd.Dir = os.TempDir() // outside this module: nothing is added to go.sum
-			if out, err := cmd.CombinedOutput(); err != nil {
-				moduleDirErr = errors.New("go mod download: " + err.Error() + ": " + string(out))
-				return
-			}
-		}
-		moduleDir = dir
-	})
-	if moduleDirErr != nil {
-		t.Fatal(moduleDirErr)
+	out, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return moduleDir
+	return strings.TrimSpace(string(out))
 }
 
 func TestLibraryLoadsFromTheModuleCache(t *testing.T) {
-	dir := testLibDir(t)
+	dir := testLibDir(t) // where `go mod download -json` says the module is
+	if d := ModuleLibDir(goModCache(t)); d != dir {
+		t.Errorf("ModuleLibDir = %s, the module's libraries are in %s", d, dir)
+	}
 	lib, err := LoadLibrary(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -69,9 +45,10 @@ func TestLibraryLoadsFromTheModuleCache(t *testing.T) {
 
 func TestLibraryFoundWithoutADirectory(t *testing.T) {
 	dir := testLibDir(t)
-	envs := []map[string]string{{"GOMODCACHE": moduleCacheDir}}
-	if strings.HasSuffix(moduleCacheDir, filepath.Join("pkg", "mod")) { // the default: GOPATH/pkg/mod
-		envs = append(envs, map[string]string{"GOMODCACHE": "", "GOPATH": filepath.Dir(filepath.Dir(moduleCacheDir))})
+	cache := goModCache(t)
+	envs := []map[string]string{{"GOMODCACHE": cache}}
+	if strings.HasSuffix(cache, filepath.Join("pkg", "mod")) { // the default: GOPATH/pkg/mod
+		envs = append(envs, map[string]string{"GOMODCACHE": "", "GOPATH": filepath.Dir(filepath.Dir(cache))})
 	}
 	for _, env := range envs {
 		for k, v := range env {

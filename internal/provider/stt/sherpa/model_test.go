@@ -2,11 +2,31 @@ package sherpa
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/parley-voice/parley/internal/provider/stt/sherpa/sherpatest"
+)
+
+// pb appends raw protobuf fields, for malformed files.
+type pb []byte
+
+func (b pb) varint(v uint64) pb        { return binary.AppendUvarint(b, v) }
+func (b pb) tag(field, wire int) pb    { return b.varint(uint64(field)<<3 | uint64(wire)) }
+func (b pb) int(field int, v int64) pb { return b.tag(field, 0).varint(uint64(v)) }
+func (b pb) bytes(field int, v []byte) pb {
+	return append(b.tag(field, 2).varint(uint64(len(v))), v...)
+}
+func (b pb) str(field int, s string) pb { return b.bytes(field, []byte(s)) }
+
+var (
+	zipformer2Meta = sherpatest.Zipformer2Metadata()
+	writeModel     = sherpatest.WriteModel
+	tokens         = sherpatest.Tokens
 )
 
 // with is meta plus more keys.
@@ -33,7 +53,7 @@ var (
 		"cache_last_time_dim1": "17", "cache_last_time_dim2": "512", "cache_last_time_dim3": "8"}
 )
 
-func meta(m map[string]string) []byte { return onnxFile(nil, m) }
+func meta(m map[string]string) []byte { return sherpatest.ONNX(nil, m) }
 
 // zipformerEn is the file list of sherpa-onnx-streaming-zipformer-en-2023-06-26.
 func zipformerEn() map[string][]byte {
@@ -151,7 +171,7 @@ func TestDetectModelRefusals(t *testing.T) {
 }
 
 func TestReadONNX(t *testing.T) {
-	b := loudnessCTC(-5)
+	b := sherpatest.LoudnessModel(sherpatest.LoudnessThreshold)
 	m, err := readONNX(bytes.NewReader(b), int64(len(b)))
 	if err != nil {
 		t.Fatal(err)
@@ -180,7 +200,7 @@ func TestReadONNX(t *testing.T) {
 // FuzzReadONNX: any bytes give a model or errNotONNX, never a panic, and
 // a model has what readONNX promises.
 func FuzzReadONNX(f *testing.F) {
-	f.Add(loudnessCTC(-5))
+	f.Add(sherpatest.LoudnessModel(sherpatest.LoudnessThreshold))
 	f.Add(meta(paraformerMeta))
 	f.Add([]byte("not a model"))
 	f.Add([]byte{0x08, 0x08, 0x3a, 0x00, 0x72, 0x03, 0x0a, 0x01, 'k'})

@@ -12,19 +12,14 @@ import (
 	"time"
 
 	"github.com/parley-voice/parley/internal/provider/stt"
+	"github.com/parley-voice/parley/internal/provider/stt/sherpa/sherpatest"
 )
 
-// loudnessThreshold sits between the mean log-mel feature of silence
-// (about -16: the library's energy floor) and of the noise below (above 0).
-const loudnessThreshold = -5
-
 // loudnessModel is a model directory with the loudness CTC model: "hello"
-// for each stretch of noise.
-func loudnessModel(t *testing.T) string {
-	return writeModel(t, map[string][]byte{
-		"model.onnx": loudnessCTC(loudnessThreshold), "tokens.txt": tokens("<blk>", "\u2581hello"),
-	})
-}
+// for each stretch of noise (see sherpatest).
+func loudnessModel(t *testing.T) string { return sherpatest.WriteLoudnessModel(t) }
+
+func testLibDir(t *testing.T) string { return sherpatest.LibDir(t) }
 
 // loudness is a Recognizer of the loudness model, closed after the test.
 func loudness(t *testing.T) *Recognizer {
