@@ -128,7 +128,7 @@ func TestSpeechEngineSettings(t *testing.T) {
 		args []string
 		want string // in the error; "" = accepted
 	}{
-		{[]string{"--stt", "whisper"}, "--stt must be local, deepgram or openai"},
+		{[]string{"--stt", "whisper"}, "--stt must be local, deepgram, openai or sherpa"},
 		{[]string{"--tts", "polly"}, "--tts must be local, openai or elevenlabs"},
 		{[]string{"--stt", "deepgram"}, "--stt deepgram needs --deepgram-api-key"},
 		{[]string{"--tts", "elevenlabs"}, "--tts elevenlabs needs --elevenlabs-api-key"},

@@ -24,6 +24,7 @@ type SpeechConfig struct {
 	OpenAIAPIKey, OpenAIBaseURL, OpenAISTTModel, OpenAITTSModel       string
 	OpenAIVoice                                                       string
 	ElevenLabsAPIKey, ElevenLabsBaseURL, ElevenLabsModel, ElevenVoice string
+	Sherpa                                                            SherpaConfig
 }
 
 func speechFlags(fs *flag.FlagSet, c *SpeechConfig) {
@@ -39,6 +40,7 @@ func speechFlags(fs *flag.FlagSet, c *SpeechConfig) {
 	fs.StringVar(&c.ElevenLabsBaseURL, "elevenlabs-base-url", elevenlabs.DefaultBaseURL, "ElevenLabs API root")
 	fs.StringVar(&c.ElevenLabsModel, "elevenlabs-model", elevenlabs.DefaultModel, "ElevenLabs model")
 	fs.StringVar(&c.ElevenVoice, "elevenlabs-voice", elevenlabs.DefaultVoice, "default voice id for agents without voiceId (--tts elevenlabs)")
+	sherpaFlags(fs, &c.Sherpa)
 }
 
 // check refuses engine names it does not know and cloud engines without
@@ -56,8 +58,10 @@ func (c SpeechConfig) check(sttName, ttsName, llmKey string) []error {
 		if !openAIKey {
 			errs = append(errs, errors.New("--stt openai needs --openai-api-key (or --llm-api-key)"))
 		}
+	case "sherpa":
+		errs = append(errs, c.Sherpa.check()...)
 	default:
-		errs = append(errs, fmt.Errorf("--stt must be local, deepgram or openai, not %q", sttName))
+		errs = append(errs, fmt.Errorf("--stt must be local, deepgram, openai or sherpa, not %q", sttName))
 	}
 	switch ttsName {
 	case "", "local":
@@ -88,6 +92,8 @@ func (c Config) recognizer() stt.Recognizer {
 		return deepgram.New(deepgram.Config{BaseURL: s.DeepgramBaseURL, APIKey: s.DeepgramAPIKey, Model: s.DeepgramModel})
 	case "openai":
 		return sttopenai.New(sttopenai.Config{BaseURL: s.OpenAIBaseURL, APIKey: s.openAIKey(c.LLMAPIKey), Model: s.OpenAISTTModel})
+	case "sherpa":
+		return s.Sherpa.recognizer()
 	}
 	return sphinx.New(sphinx.Config{})
 }

@@ -101,6 +101,8 @@ func sttAttrs(c Config) []any {
 		return []any{"engine", "deepgram", "base_url", redactURL(s.DeepgramBaseURL), "model", s.DeepgramModel, "api_key", setOrUnset(s.DeepgramAPIKey)}
 	case "openai":
 		return []any{"engine", "openai", "base_url", redactURL(s.OpenAIBaseURL), "model", s.OpenAISTTModel, "api_key", setOrUnset(s.openAIKey(c.LLMAPIKey))}
+	case "sherpa":
+		return []any{"engine", "sherpa", "model_dir", s.Sherpa.ModelDir, "threads", s.Sherpa.Threads, "language", s.Sherpa.Language}
 	}
 	return []any{"engine", "local", "model", "pocketsphinx " + sphinx.DefaultModelDir}
 }

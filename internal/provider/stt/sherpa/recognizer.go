@@ -103,11 +103,17 @@ func (r *Recognizer) Load(ctx context.Context) error {
 		return err
 	}
 	r.tried = true
-	r.model, r.lib, r.err = Check(r.c)
-	if r.err == nil {
-		r.handle, r.err = createRecognizer(r.lib, r.model, r.c.Threads)
+	m, lib, err := Check(r.c)
+	var h uintptr
+	if err == nil {
+		h, err = createRecognizer(lib, m, r.c.Threads)
 	}
-	return r.err
+	if err != nil {
+		r.err = err
+		return err
+	}
+	r.model, r.lib, r.handle = m, lib, h
+	return nil
 }
 
 // Model is the model loaded (the zero Model before a successful Load).
@@ -115,6 +121,13 @@ func (r *Recognizer) Model() Model {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.model
+}
+
+// Library is the library loaded (nil before a successful Load).
+func (r *Recognizer) Library() *Library {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lib
 }
 
 // Close waits for the open streams to close, then frees the model.
