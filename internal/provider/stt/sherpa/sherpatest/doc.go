@@ -9,9 +9,9 @@
 // model in form only: its eight state tensors pass through unchanged and
 // each chunk of audio yields one frame of two scores, the blank's (a
 // threshold) and token 1's (the mean of the chunk's 80 log-mel features).
-// A chunk of sound (noise at a tenth of full scale and up) therefore
-// decodes as "hello", and silence as nothing: a stretch of sound, a
-// silence and another sound is "hello hello". That exercises everything
+// A chunk of sound (speech, noise) therefore decodes as "hello", and
+// silence as nothing: a stretch of sound, a silence and another sound is
+// "hello hello". That exercises everything
 // between Parley and the library (loading through the config struct,
 // streams, decoding, results) with text known in advance.
 package sherpatest

@@ -12,10 +12,11 @@ import (
 // featureDim is the log-mel bins per frame stt/sherpa configures.
 const featureDim = 80
 
-// LoudnessThreshold sits between the mean log-mel feature of silence
-// (about -16, the library's energy floor) and that of noise at a tenth of
+// LoudnessThreshold sits between the mean log-mel feature of a chunk of
+// silence (about -16, the library's energy floor) and of a chunk of
+// speech (espeak-ng through G.711: -6 to -8) or of noise at a third of
 // full scale (above 0).
-const LoudnessThreshold = -5
+const LoudnessThreshold = -10
 
 // Zipformer2Metadata is the loudness model's metadata: a zipformer2 of one
 // encoder stack of one layer (eight state tensors), chunks of 45 feature
