@@ -94,16 +94,16 @@ var _ tts.Synthesizer = (*Synthesizer)(nil)
 // New returns a Synthesizer for c. It sends nothing until Synthesize.
 func New(c Config) *Synthesizer {
 	s := &Synthesizer{
-		endpoint:     strings.TrimRight(cmp.Or(c.BaseURL, DefaultBaseURL), "/") + "/audio/speech",
-		key:          c.APIKey,
-		model:        cmp.Or(c.Model, DefaultModel),
-		voice:        cmp.Or(c.Voice, DefaultVoice),
-		format:       cmp.Or(c.Format, FormatWAV),
-		pcmRate:      Rate,
-		firstAudio:   c.FirstAudioTimeout,
-		stall:        c.StallTimeout,
-		http:         httpclient.Or(c.HTTPClient),
-		log:          cmp.Or(c.Logger, slog.Default()),
+		endpoint:   strings.TrimRight(cmp.Or(c.BaseURL, DefaultBaseURL), "/") + "/audio/speech",
+		key:        c.APIKey,
+		model:      cmp.Or(c.Model, DefaultModel),
+		voice:      cmp.Or(c.Voice, DefaultVoice),
+		format:     cmp.Or(c.Format, FormatWAV),
+		pcmRate:    Rate,
+		firstAudio: c.FirstAudioTimeout,
+		stall:      c.StallTimeout,
+		http:       httpclient.Or(c.HTTPClient),
+		log:        cmp.Or(c.Logger, slog.Default()),
 	}
 	if c.PCMRate > 0 {
 		s.pcmRate, s.pcmRateAsked = c.PCMRate, c.PCMRate
