@@ -23,8 +23,8 @@ const backstop = 10 * time.Second
 
 const key = "sk-test-0123456789abcdef"
 
-// setup starts a fake answering with script and a Synthesizer for it with
-// short timeouts; change applies to the config before New.
+// setup starts a fake answering with script and a Synthesizer for it;
+// change applies to the config before New.
 func setup(t *testing.T, script func(openaitest.Request) openaitest.Reply, change ...func(*Config)) (*Synthesizer, *openaitest.Server) {
 	t.Helper()
 	server := openaitest.New(t, script)
@@ -32,8 +32,8 @@ func setup(t *testing.T, script func(openaitest.Request) openaitest.Reply, chang
 		BaseURL:           server.URL,
 		APIKey:            key,
 		Model:             "tts-test",
-		FirstAudioTimeout: 300 * time.Millisecond,
-		StallTimeout:      300 * time.Millisecond,
+		FirstAudioTimeout: 5 * time.Second, // the timeout tests set their own: a loaded machine must not time out the rest
+		StallTimeout:      5 * time.Second,
 		HTTPClient:        testHTTPClient(t),
 	}
 	for _, f := range change {
