@@ -60,14 +60,21 @@
 //
 // # Limits
 //
-// No model file is reachable from where Parley is developed and tested
-// (Debian, npm and the Go module proxy ship no ASR weights), so actual
-// recognition is not exercised by the tests here: they load the real
-// library from the module cache, read its version, check the struct
-// layouts against the header, check model detection on generated ONNX
-// files and that the library refuses a model whose files are missing
-// without crashing. Accuracy and speed depend on the model the operator
-// brings and are measured with it (docs/benchmarks.md's method).
+// No trained model is reachable from where Parley is developed and tested
+// (Debian, npm and the Go module proxy ship no ASR weights), so recognition
+// of real speech is not exercised by the tests: accuracy and speed depend
+// on the model the operator brings and are measured with it
+// (docs/benchmarks.md's method). What the tests do run is the real
+// library, from the module cache: its version, the struct layouts against
+// its header, model detection on generated ONNX files, the library's
+// refusal of missing files, and whole utterances and calls through a
+// generated stand-in model (sherpatest's loudness model, which hears
+// "hello" for each stretch of sound), at 8, 16 and 48 kHz: loading,
+// streams, chunked decoding, Partial and results go through the library.
+//
+// The recognizer is not [stt.Adaptable]: sherpa-onnx's hotwords (a
+// transducer with modified beam search) could bias it to an agent's
+// names and terms, and are not used yet.
 //
 // Importing purego makes a CGO_ENABLED=0 build a dynamically linked
 // executable (it imports the C library's dlopen); `-tags nosherpa` leaves
