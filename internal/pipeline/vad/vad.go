@@ -67,8 +67,8 @@ type Frame struct {
 	// utterances. A consumer that ends turns itself (EndUtterance) compares
 	// it with the silence it wants.
 	Silence time.Duration
-	Level   float64       // frame energy in dBFS
-	Floor   float64       // the tracked noise floor in dBFS
+	Level   float64 // frame energy in dBFS
+	Floor   float64 // the tracked noise floor in dBFS
 }
 
 // Detector is a voice activity detector for one stream of audio. It is
