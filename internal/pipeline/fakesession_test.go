@@ -210,6 +210,13 @@ func (s *fakeSession) Drain(ctx context.Context) error {
 	}
 }
 
+// framesMade is how many frames the session's clock has made.
+func (s *fakeSession) framesMade() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.made
+}
+
 // waitFrames waits until the session's clock has made n frames since the
 // call began: line time, however slowly a loaded machine runs it.
 func (s *fakeSession) waitFrames(t *testing.T, n int) {
