@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parley-voice/parley/internal/knowledge"
 	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/provider/llm/llmtest"
 	"github.com/parley-voice/parley/internal/provider/llm/openai"
@@ -193,27 +194,85 @@ func TestFillerWhileASlowToolRuns(t *testing.T) {
 			t.Errorf("the soft sound peaks at %d of 32767", peak)
 		}
 	})
-	t.Run("filler.enabled false: the caller waits in silence", func(t *testing.T) {
-		t.Parallel()
-		quiet := func(sess *fakeSession, played int) { // 1.5 s of line time, well past afterMs
-			n := sess.framesMade() + 75
-			deadline := time.Now().Add(60 * time.Second)
-			for sess.framesMade() < n && time.Now().Before(deadline) {
-				time.Sleep(10 * time.Millisecond)
+	// A wait of 1.5 s of line time: no filler when they are off, nor when
+	// afterMs is longer than the wait.
+	quiet := func(sess *fakeSession, played int) {
+		n := sess.framesMade() + 75
+		deadline := time.Now().Add(60 * time.Second)
+		for sess.framesMade() < n && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	for name, filler := range map[string]map[string]any{
+		"filler.enabled false: the caller waits in silence": {"afterMs": 300, "enabled": false},
+		"filler.afterMs longer than the wait: silence":      {"afterMs": 8000},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			fc := startFillerCall(t, map[string]any{"filler": filler}, 1, quiet)
+			if f := fc.fillers(t); len(f) != 0 {
+				t.Errorf("filler entries %v", f)
 			}
-		}
-		fc := startFillerCall(t, map[string]any{"filler": map[string]any{"afterMs": 300, "enabled": false}}, 1, quiet)
-		if f := fc.fillers(t); len(f) != 0 {
-			t.Errorf("filler entries %v", f)
-		}
-		fc.mu.Lock()
-		p0 := fc.played[0]
-		fc.mu.Unlock()
-		fc.tts.mu.Lock()
-		done := fc.tts.samples["Done."]
-		fc.tts.mu.Unlock()
-		if gap := len(fc.r.sess.playedAudio()) - p0 - done; gap != 0 {
-			t.Errorf("%d samples played while the tool ran", gap)
-		}
+			fc.mu.Lock()
+			p0 := fc.played[0]
+			fc.mu.Unlock()
+			fc.tts.mu.Lock()
+			done := fc.tts.samples["Done."]
+			fc.tts.mu.Unlock()
+			if gap := len(fc.r.sess.playedAudio()) - p0 - done; gap != 0 {
+				t.Errorf("%d samples played while the tool ran", gap)
+			}
+		})
+	}
+}
+
+// slowRetriever answers a search only once the caller has heard 200 ms
+// of filler.
+type slowRetriever struct {
+	Retriever
+	sess *fakeSession
+}
+
+func (s slowRetriever) Retrieve(ctx context.Context, orgID string, kbIDs []string, query string, k int, threshold float64) ([]knowledge.Hit, error) {
+	played := len(s.sess.playedAudio())
+	for len(s.sess.playedAudio()) < played+Rate/5 && ctx.Err() == nil {
+		time.Sleep(10 * time.Millisecond)
+	}
+	return s.Retriever.Retrieve(ctx, orgID, kbIDs, query, k, threshold)
+}
+
+// The model's knowledge search waits like any tool: the caller hears a
+// filler, then the answer.
+func TestFillerWhileTheKnowledgeBaseIsSearched(t *testing.T) {
+	requireSpeech(t)
+	mode := "query_tool"
+	b := newBench(t, func(a *model.Agent) {
+		a.Config.KnowledgeBaseRetrievalMode = &mode
+		a.Config.RuntimeConfig = map[string]any{"filler": map[string]any{"afterMs": 200}}
 	})
+	sess := newFakeSession()
+	e := &Engine{Knowledge: slowRetriever{withKnowledgeBase(t, b), sess}, STT: &scriptedSTT{texts: []string{"Can I bring wine"}},
+		TTS: espeak.New(espeak.Config{}), Store: b.st}
+	e.LLM = fakeLLM(t, func(req llmtest.Request) llmtest.Reply {
+		switch last := req.Messages[len(req.Messages)-1]; {
+		case len(req.Tools) == 0:
+			return llmtest.Reply{Text: []string{"Summary."}}
+		case last["role"] == "tool":
+			return llmtest.Reply{Text: []string{"Yes, corkage is 15 dollars."}}
+		}
+		return llmtest.Reply{ToolCalls: []llmtest.ToolCallReply{{ID: "s1", Name: "search_knowledge_base", Arguments: `{"query":"wine"}`}}}
+	})
+	startOn(t, b, e, sess)
+	b.waitEntries(t, 1) // the greeting
+	sess.say(callerSays(t, "Can I bring wine?"))
+	b.waitEntries(t, 5)
+	got := texts(b.stored(t))
+	want := []string{"assistant:Hello, this is Parley.", "user:Can I bring wine", "assistant:One moment.",
+		`tool:map[args:{"query":"wine"} name:search_knowledge_base]`, "assistant:Yes, corkage is 15 dollars."}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("transcript %q, want %q", got, want)
+	}
+	if tr := b.stored(t).Transcript; tr[2]["type"] != "filler" {
+		t.Errorf("entry %v is not a filler", tr[2])
+	}
 }
