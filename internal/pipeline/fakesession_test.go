@@ -236,6 +236,13 @@ func (s *fakeSession) waitFrames(t *testing.T, n int) {
 	}
 }
 
+// queuedOut is the agent audio waiting to play.
+func (s *fakeSession) queuedOut() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.out)
+}
+
 // busy: caller audio is queued or agent audio is playing.
 func (s *fakeSession) busy() bool {
 	s.mu.Lock()

@@ -194,6 +194,28 @@ func TestFillerWhileASlowToolRuns(t *testing.T) {
 			t.Errorf("the soft sound peaks at %d of 32767", peak)
 		}
 	})
+	t.Run("the caller starts talking: the filler stops", func(t *testing.T) {
+		t.Parallel()
+		mm := trimmed(callerSays(t, "Mm."))
+		talkOver := func(sess *fakeSession, played int) {
+			heardFiller(sess, played)
+			sess.say(mm)
+			deadline := time.Now().Add(60 * time.Second)
+			for sess.queuedOut() > 0 && time.Now().Before(deadline) { // flushed, or played out
+				time.Sleep(10 * time.Millisecond)
+			}
+		}
+		fc := startFillerCall(t, map[string]any{"filler": map[string]any{"afterMs": 300, "sound": "soft"}}, 1, talkOver)
+		fc.mu.Lock()
+		p0 := fc.played[0]
+		fc.mu.Unlock()
+		fc.tts.mu.Lock()
+		done := fc.tts.samples["Done."]
+		fc.tts.mu.Unlock()
+		if sound := len(fc.r.sess.playedAudio()) - p0 - done; sound > 6*Rate {
+			t.Errorf("%v of the sound played: it went on over the caller", time.Duration(sound)*time.Second/Rate)
+		}
+	})
 	// A wait of 1.5 s of line time: no filler when they are off, nor when
 	// afterMs is longer than the wait.
 	quiet := func(sess *fakeSession, played int) {
