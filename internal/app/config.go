@@ -183,7 +183,8 @@ func (c *Config) check() error {
 			errs = append(errs, errors.New("--sip-max-dialogs must be at least 1"))
 		}
 	}
-	errs = append(errs, c.Speech.check(c.STT, c.TTS, c.LLMAPIKey)...)
+	errs = append(errs, c.Speech.check(c.STT, c.TTS)...)
+	errs = append(errs, c.checkAudioAPI()...)
 	if c.EmbeddingsBaseURL != "" && !strings.HasPrefix(c.EmbeddingsBaseURL, "http://") && !strings.HasPrefix(c.EmbeddingsBaseURL, "https://") {
 		errs = append(errs, errors.New("--embeddings-base-url must be an http(s) URL"))
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/parley-voice/parley/internal/pipeline/turntaking"
 	"github.com/parley-voice/parley/internal/pipeline/vad"
 	"github.com/parley-voice/parley/internal/provider/llm"
+	"github.com/parley-voice/parley/internal/provider/stt"
 	"github.com/parley-voice/parley/internal/telephony"
 )
 
@@ -40,6 +41,9 @@ type conversation struct {
 	flow      *flowState     // the flow of a conversation_flow agent (nil: a single prompt); a turn works on its own copy
 	reply     *reply         // the agent's turn under way (nil: the agent is idle)
 	listening *transcription // the caller's utterance being transcribed
+	stt       stt.Recognizer // the engine's recognizer, or the one adapted to the agent (domain.go)
+	domain    stt.Domain     // what the agent talks about
+	adapting  chan adapted   // the adapted recognizer, once (nil: none coming)
 	heard     chan heard     // finished transcriptions
 	closeDue  atomic.Bool    // the closing line is due (maxConversationDurationSeconds)
 	queued    []queuedTurn   // caller turns heard while an uninterruptible reply ran
@@ -87,6 +91,7 @@ func newConversation(e *Engine, l *telephony.Live, tools []model.CustomTool) *co
 		turns:    turns,
 		log:      &transcriptLog{t: t, log: e.log()},
 		heard:    make(chan heard, 4),
+		stt:      e.STT,
 		failures: map[string]int{},
 		started:  e.now(),
 	}
@@ -124,6 +129,7 @@ func (c *conversation) run(ctx context.Context) call.Outcome {
 	if c.endCause != "" { // the agent cannot run
 		return c.finish(ctx)
 	}
+	c.adapt(ctx, c.domain)
 	if c.screening = newScreening(c.live.Call, c.agent, c.rate); c.screening == nil {
 		c.greet(ctx)
 	}
@@ -172,6 +178,7 @@ func (c *conversation) arrived() time.Time {
 // takeReports acts on what the goroutines reported: finished
 // transcriptions, the end of the agent's turn, the closing line's time.
 func (c *conversation) takeReports(ctx context.Context) {
+	c.takeAdapted()
 	for c.endCause == "" {
 		select {
 		case h := <-c.heard:

@@ -179,7 +179,7 @@ func (c *conversation) transcribe(ctx context.Context) *transcription {
 	tctx, cancel := context.WithCancel(ctx)
 	t := &transcription{cancel: cancel}
 	lang := language(c.agent)
-	switch r := c.e.STT.(type) {
+	switch r := c.stt.(type) {
 	case nil:
 	case stt.Streamer:
 		t.frames = &frameQueue{ready: make(chan struct{}, 1), limit: int(maxUtterance/time.Second) * c.rate}

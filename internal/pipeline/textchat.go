@@ -94,7 +94,7 @@ func ChatCall(a model.Agent, from, to string, vars map[string]any, now time.Time
 // or ctx ending stops the chat: the error comes back with the result so
 // far.
 func (e *Engine) Chat(ctx context.Context, c Chat) (ChatResult, error) {
-	tools, kbIDs := e.agentResources(ctx, c.Call)
+	tools, kbIDs, _ := e.agentResources(ctx, c.Call)
 	ch := &chat{
 		agentSide:    agentSide{e: e, agent: c.Agent.Config, call: c.Call, tools: tools, kbIDs: kbIDs, metrics: &metrics{}},
 		callerPrompt: c.CallerPrompt,
