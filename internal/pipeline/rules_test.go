@@ -27,7 +27,13 @@ type running struct {
 
 func start(t *testing.T, b bench, e *Engine) *running {
 	t.Helper()
-	r := &running{sess: newFakeSession(), ended: make(chan string, 1), done: make(chan struct{})}
+	return startOn(t, b, e, newFakeSession())
+}
+
+// startOn runs the conversation on sess.
+func startOn(t *testing.T, b bench, e *Engine, sess *fakeSession) *running {
+	t.Helper()
+	r := &running{sess: sess, ended: make(chan string, 1), done: make(chan struct{})}
 	live := telephony.NewLive(b.call, b.agent, r.sess, func(cause string) { r.ended <- cause; r.sess.hangup() })
 	go func() { r.out = e.Run(context.Background(), live); close(r.done) }()
 	t.Cleanup(func() { r.sess.hangup(); <-r.done })

@@ -289,6 +289,9 @@ func (t *chatTurn) end(cause string) { t.ch.endCause, t.ch.endedBy = cause, Ende
 
 func (t *chatTurn) at(*flow.Node) {}
 
+// waiting runs work: nobody waits on a line in writing.
+func (t *chatTurn) waiting(work func()) { work() }
+
 // openFlow opens a flow's chat at its start node: recorded, and its
 // static text written or, for a node that does not talk, run at once.
 // false: the agent's usual opening applies.
