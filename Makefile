@@ -5,6 +5,10 @@ BIN   := bin/parley
 PKGS  := ./...
 # ARGS are extra flags for `parley serve`: make run ARGS="--llm-base-url http://127.0.0.1:11434/v1"
 ARGS  ?=
+# TAGS are Go build tags for `make build`: nosherpa leaves out --stt sherpa's
+# library loader, and with it the dynamic link to the C library (the binary
+# is then fully static, for scratch or musl images).
+TAGS  ?=
 
 .DEFAULT_GOAL := help
 
@@ -17,9 +21,9 @@ deps: ## install missing system packages (apt-get when root) and check the toolc
 	@scripts/deps.sh
 
 .PHONY: build
-build: ## build bin/parley (CGO-free, a single static binary)
+build: ## build bin/parley (CGO-free; TAGS=nosherpa: fully static, without --stt sherpa)
 	@echo "building $(BIN) (the first build compiles every dependency and takes a few minutes; later ones take seconds)"
-	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/parley
+	CGO_ENABLED=0 $(GO) build -tags "$(TAGS)" -o $(BIN) ./cmd/parley
 
 .PHONY: run
 run: deps build ## serve on the embedded SQLite database under ./parley-data (first start prints an API key); flags: ARGS="..."

@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/coder/websocket v1.8.15
+	github.com/ebitengine/purego v0.11.3
 	github.com/emiago/diago v0.31.0
 	github.com/emiago/sipgo v1.7.2
 	github.com/getkin/kin-openapi v0.152.0

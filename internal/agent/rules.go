@@ -6,6 +6,7 @@ import (
 
 	"github.com/parley-voice/parley/internal/invalid"
 	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/pipeline/turntaking"
 )
 
 // Limits of the interface.
@@ -101,6 +102,10 @@ func check(in *Input, creating bool, l *invalid.List) {
 	}
 	if in.TransferRoutes.Present() {
 		checkTransferRoutes(in.TransferRoutes.V, l)
+	}
+	if in.RuntimeConfig.Present() {
+		// Free-form, but its documented keys (turn-taking) have rules.
+		turntaking.Check(in.RuntimeConfig.V, "runtimeConfig", l)
 	}
 	if in.KnowledgeBaseIDs.Present() {
 		ids := in.KnowledgeBaseIDs.V

@@ -141,7 +141,12 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 	engine.LLM = services.Messages.LLM // the one model client, built above
 	d := dialer(c)
 	if c.Dialer == "sip" {
+		if err := loadRecognizer(ctx, engine.STT, log); err != nil { // a broken model refuses to start, not to hear the first caller
+			st.Close()
+			return nil, err
+		}
 		if ua, phone, err = newPhone(c, st, box, services, hooks, engine, log); err != nil {
+			closeRecognizer(engine.STT)
 			st.Close()
 			return nil, err
 		}
@@ -222,6 +227,9 @@ func publicURL(c Config) string {
 func (a *App) Close() error {
 	if a.Engine != nil {
 		a.Engine.Wait() // traces of ended calls
+		if err := closeRecognizer(a.Engine.STT); err != nil {
+			a.Log.Warn("close the speech recognizer", "err", err)
+		}
 	}
 	a.Knowledge.Close() // background indexing
 	a.Messages.Close()  // inbound messages being forwarded and answered

@@ -95,7 +95,7 @@ func serveFlags(fs *flag.FlagSet, c *Config) {
 	fs.StringVar(&c.LLMBaseURL, "llm-base-url", "", "OpenAI-compatible chat-completions API, e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1 (unset: calls that need the model end FAILED naming this flag)")
 	fs.StringVar(&c.LLMAPIKey, "llm-api-key", "", "key for --llm-base-url")
 	fs.StringVar(&c.LLMModel, "llm-model", "gpt-4o-mini", "model for --llm-base-url")
-	fs.StringVar(&c.STT, "stt", "local", "speech to text: local (pocketsphinx, offline), deepgram or openai")
+	fs.StringVar(&c.STT, "stt", "local", "speech to text: local (pocketsphinx, offline), deepgram, openai or sherpa (sherpa-onnx, offline, with --sherpa-model-dir)")
 	fs.StringVar(&c.TTS, "tts", "local", "text to speech: local (espeak-ng, offline), openai or elevenlabs")
 	speechFlags(fs, &c.Speech)
 	fs.StringVar(&c.EmbeddingsBaseURL, "embeddings-base-url", "", "OpenAI-compatible embeddings API for hybrid knowledge-base retrieval, e.g. https://api.openai.com/v1 (unset: full-text retrieval only)")
@@ -183,7 +183,8 @@ func (c *Config) check() error {
 			errs = append(errs, errors.New("--sip-max-dialogs must be at least 1"))
 		}
 	}
-	errs = append(errs, c.Speech.check(c.STT, c.TTS, c.LLMAPIKey)...)
+	errs = append(errs, c.Speech.check(c.STT, c.TTS)...)
+	errs = append(errs, c.checkAudioAPI()...)
 	if c.EmbeddingsBaseURL != "" && !strings.HasPrefix(c.EmbeddingsBaseURL, "http://") && !strings.HasPrefix(c.EmbeddingsBaseURL, "https://") {
 		errs = append(errs, errors.New("--embeddings-base-url must be an http(s) URL"))
 	}

@@ -128,11 +128,11 @@ func TestSpeechEngineSettings(t *testing.T) {
 		args []string
 		want string // in the error; "" = accepted
 	}{
-		{[]string{"--stt", "whisper"}, "--stt must be local, deepgram or openai"},
+		{[]string{"--stt", "whisper"}, "--stt must be local, deepgram, openai or sherpa"},
 		{[]string{"--tts", "polly"}, "--tts must be local, openai or elevenlabs"},
 		{[]string{"--stt", "deepgram"}, "--stt deepgram needs --deepgram-api-key"},
 		{[]string{"--tts", "elevenlabs"}, "--tts elevenlabs needs --elevenlabs-api-key"},
-		{[]string{"--tts", "openai"}, "--tts openai needs --openai-api-key"},
+		{[]string{"--tts", "openai"}, "--tts openai needs a key for OpenAI's API (https://api.openai.com/v1): set --tts-api-key, --openai-api-key or --llm-api-key"},
 		{[]string{"--stt", "openai", "--openai-api-key", "k", "--openai-base-url", "ftp://x"}, "--openai-base-url must be an http(s) URL"},
 		{[]string{"--stt", "deepgram", "--deepgram-api-key", "k", "--tts", "elevenlabs", "--elevenlabs-api-key", "k"}, ""},
 		{[]string{"--stt", "openai", "--tts", "openai", "--llm-api-key", "k"}, ""},

@@ -20,7 +20,7 @@ import (
 // errorMessage naming the setting.
 func newEngine(c Config, st store.Store, orgs *org.Service, hooks *webhook.Sender, reg prometheus.Registerer, log *slog.Logger) *pipeline.Engine {
 	e := &pipeline.Engine{
-		STT:   c.recognizer(),
+		STT:   c.recognizer(log),
 		TTS:   c.synthesizer(log),
 		Store: st, Logger: log, Model: c.LLMModel,
 		Webhooks: hooks, Secret: orgs.WebhookSecret, Metrics: pipeline.NewMetrics(reg),

@@ -5,16 +5,13 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"strings"
 
 	"github.com/parley-voice/parley/internal/provider/stt"
 	"github.com/parley-voice/parley/internal/provider/stt/deepgram"
-	sttopenai "github.com/parley-voice/parley/internal/provider/stt/openai"
 	"github.com/parley-voice/parley/internal/provider/stt/sphinx"
 	"github.com/parley-voice/parley/internal/provider/tts"
 	"github.com/parley-voice/parley/internal/provider/tts/elevenlabs"
 	"github.com/parley-voice/parley/internal/provider/tts/espeak"
-	ttsopenai "github.com/parley-voice/parley/internal/provider/tts/openai"
 )
 
 // SpeechConfig holds the cloud speech engines' settings (--stt and --tts
@@ -23,29 +20,32 @@ type SpeechConfig struct {
 	DeepgramAPIKey, DeepgramBaseURL, DeepgramModel                    string
 	OpenAIAPIKey, OpenAIBaseURL, OpenAISTTModel, OpenAITTSModel       string
 	OpenAIVoice                                                       string
+	Audio                                                             AudioAPIConfig // each side of --stt/--tts openai
 	ElevenLabsAPIKey, ElevenLabsBaseURL, ElevenLabsModel, ElevenVoice string
+	Sherpa                                                            SherpaConfig
 }
 
 func speechFlags(fs *flag.FlagSet, c *SpeechConfig) {
 	fs.StringVar(&c.DeepgramAPIKey, "deepgram-api-key", "", "Deepgram key (--stt deepgram)")
 	fs.StringVar(&c.DeepgramBaseURL, "deepgram-base-url", deepgram.DefaultBaseURL, "Deepgram streaming API root")
 	fs.StringVar(&c.DeepgramModel, "deepgram-model", deepgram.DefaultModel, "Deepgram model")
-	fs.StringVar(&c.OpenAIAPIKey, "openai-api-key", "", "OpenAI audio API key (--stt openai, --tts openai; unset: --llm-api-key)")
-	fs.StringVar(&c.OpenAIBaseURL, "openai-base-url", "https://api.openai.com/v1", "OpenAI-compatible audio API root (transcriptions and speech)")
+	fs.StringVar(&c.OpenAIAPIKey, "openai-api-key", "", "OpenAI audio API key (--stt openai, --tts openai; unset: --llm-api-key for OpenAI's API or the model's host)")
+	fs.StringVar(&c.OpenAIBaseURL, "openai-base-url", "https://api.openai.com/v1", "OpenAI-compatible audio API root (transcriptions and speech; --stt-base-url and --tts-base-url set each)")
 	fs.StringVar(&c.OpenAISTTModel, "openai-stt-model", "gpt-4o-mini-transcribe", "transcription model (--stt openai)")
 	fs.StringVar(&c.OpenAITTSModel, "openai-tts-model", "gpt-4o-mini-tts", "speech model (--tts openai)")
 	fs.StringVar(&c.OpenAIVoice, "openai-voice", "alloy", "default voice for agents without voiceId (--tts openai)")
+	audioAPIFlags(fs, &c.Audio)
 	fs.StringVar(&c.ElevenLabsAPIKey, "elevenlabs-api-key", "", "ElevenLabs key (--tts elevenlabs)")
 	fs.StringVar(&c.ElevenLabsBaseURL, "elevenlabs-base-url", elevenlabs.DefaultBaseURL, "ElevenLabs API root")
 	fs.StringVar(&c.ElevenLabsModel, "elevenlabs-model", elevenlabs.DefaultModel, "ElevenLabs model")
 	fs.StringVar(&c.ElevenVoice, "elevenlabs-voice", elevenlabs.DefaultVoice, "default voice id for agents without voiceId (--tts elevenlabs)")
+	sherpaFlags(fs, &c.Sherpa)
 }
 
 // check refuses engine names it does not know and cloud engines without
-// their key.
-func (c SpeechConfig) check(sttName, ttsName, llmKey string) []error {
+// their key (OpenAI's: Config.checkAudioAPI).
+func (c SpeechConfig) check(sttName, ttsName string) []error {
 	var errs []error
-	openAIKey := c.OpenAIAPIKey != "" || llmKey != ""
 	switch sttName {
 	case "", "local":
 	case "deepgram":
@@ -53,18 +53,14 @@ func (c SpeechConfig) check(sttName, ttsName, llmKey string) []error {
 			errs = append(errs, errors.New("--stt deepgram needs --deepgram-api-key"))
 		}
 	case "openai":
-		if !openAIKey {
-			errs = append(errs, errors.New("--stt openai needs --openai-api-key (or --llm-api-key)"))
-		}
+	case "sherpa":
+		errs = append(errs, c.Sherpa.check()...)
 	default:
-		errs = append(errs, fmt.Errorf("--stt must be local, deepgram or openai, not %q", sttName))
+		errs = append(errs, fmt.Errorf("--stt must be local, deepgram, openai or sherpa, not %q", sttName))
 	}
 	switch ttsName {
 	case "", "local":
 	case "openai":
-		if !openAIKey {
-			errs = append(errs, errors.New("--tts openai needs --openai-api-key (or --llm-api-key)"))
-		}
 	case "elevenlabs":
 		if c.ElevenLabsAPIKey == "" {
 			errs = append(errs, errors.New("--tts elevenlabs needs --elevenlabs-api-key"))
@@ -72,22 +68,19 @@ func (c SpeechConfig) check(sttName, ttsName, llmKey string) []error {
 	default:
 		errs = append(errs, fmt.Errorf("--tts must be local, openai or elevenlabs, not %q", ttsName))
 	}
-	for flagName, u := range map[string]string{"--openai-base-url": c.OpenAIBaseURL} {
-		if u != "" && !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
-			errs = append(errs, errors.New(flagName+" must be an http(s) URL"))
-		}
-	}
 	return errs
 }
 
 // recognizer is the --stt engine.
-func (c Config) recognizer() stt.Recognizer {
+func (c Config) recognizer(log *slog.Logger) stt.Recognizer {
 	s := c.Speech
 	switch c.STT {
 	case "deepgram":
 		return deepgram.New(deepgram.Config{BaseURL: s.DeepgramBaseURL, APIKey: s.DeepgramAPIKey, Model: s.DeepgramModel})
 	case "openai":
-		return sttopenai.New(sttopenai.Config{BaseURL: s.OpenAIBaseURL, APIKey: s.openAIKey(c.LLMAPIKey), Model: s.OpenAISTTModel})
+		return c.openAIRecognizer(log)
+	case "sherpa":
+		return s.Sherpa.recognizer()
 	}
 	return sphinx.New(sphinx.Config{})
 }
@@ -97,17 +90,10 @@ func (c Config) synthesizer(log *slog.Logger) tts.Synthesizer {
 	s := c.Speech
 	switch c.TTS {
 	case "openai":
-		return ttsopenai.New(ttsopenai.Config{BaseURL: s.OpenAIBaseURL, APIKey: s.openAIKey(c.LLMAPIKey), Model: s.OpenAITTSModel, Voice: s.OpenAIVoice})
+		return c.openAISynthesizer(log)
 	case "elevenlabs":
 		return elevenlabs.New(elevenlabs.Config{BaseURL: s.ElevenLabsBaseURL, APIKey: s.ElevenLabsAPIKey, Model: s.ElevenLabsModel,
 			Voice: s.ElevenVoice, Logger: log})
 	}
 	return espeak.New(espeak.Config{Logger: log})
-}
-
-func (c SpeechConfig) openAIKey(llmKey string) string {
-	if c.OpenAIAPIKey != "" {
-		return c.OpenAIAPIKey
-	}
-	return llmKey
 }

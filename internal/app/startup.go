@@ -100,7 +100,9 @@ func sttAttrs(c Config) []any {
 	case "deepgram":
 		return []any{"engine", "deepgram", "base_url", redactURL(s.DeepgramBaseURL), "model", s.DeepgramModel, "api_key", setOrUnset(s.DeepgramAPIKey)}
 	case "openai":
-		return []any{"engine", "openai", "base_url", redactURL(s.OpenAIBaseURL), "model", s.OpenAISTTModel, "api_key", setOrUnset(s.openAIKey(c.LLMAPIKey))}
+		return c.openAISTTAttrs()
+	case "sherpa":
+		return []any{"engine", "sherpa", "model_dir", s.Sherpa.ModelDir, "threads", s.Sherpa.Threads, "language", s.Sherpa.Language}
 	}
 	return []any{"engine", "local", "model", "pocketsphinx " + sphinx.DefaultModelDir}
 }
@@ -109,8 +111,7 @@ func ttsAttrs(c Config) []any {
 	s := c.Speech
 	switch c.TTS {
 	case "openai":
-		return []any{"engine", "openai", "base_url", redactURL(s.OpenAIBaseURL), "model", s.OpenAITTSModel, "voice", s.OpenAIVoice,
-			"api_key", setOrUnset(s.openAIKey(c.LLMAPIKey))}
+		return c.openAITTSAttrs()
 	case "elevenlabs":
 		return []any{"engine", "elevenlabs", "base_url", redactURL(s.ElevenLabsBaseURL), "model", s.ElevenLabsModel, "voice", s.ElevenVoice,
 			"api_key", setOrUnset(s.ElevenLabsAPIKey)}

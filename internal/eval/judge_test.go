@@ -123,6 +123,10 @@ func TestRenderTranscript(t *testing.T) {
 			{"role": "tool", "type": "tool_call", "tool": map[string]any{"name": "lookup", "args": map[string]any{"q": "x", "a": 1.0}},
 				"result": map[string]any{"output": ""}},
 		}, "Agent called the tool \"lookup\" with arguments {\"a\":1,\"q\":\"x\"}\n    Result: "},
+		{"fillers while a tool ran", []map[string]any{
+			{"role": "assistant", "type": "filler", "text": "One moment."},
+			{"role": "assistant", "type": "filler", "sound": "soft"},
+		}, "Agent (filler while a tool ran): One moment.\n(A soft waiting sound played while a tool ran.)"},
 		{"long result cut", []map[string]any{
 			{"role": "tool", "type": "tool_call", "tool": map[string]any{"name": "kb", "args": "{}"},
 				"result": map[string]any{"output": strings.Repeat("é", maxRenderedOutput+10)}},

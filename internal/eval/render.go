@@ -16,7 +16,7 @@ const (
 )
 
 // renderTranscript writes a call record's transcript entries (the engine's
-// shapes: messages, tool calls) as numbered lines for the judge to read,
+// shapes: messages, tool calls, fillers) as numbered lines for the judge to read,
 // from the agent under test's side: its own words are "Agent", the
 // simulated caller's "Caller", and every tool call shows its name,
 // arguments and result. Entries of other shapes are written out as JSON
@@ -44,6 +44,13 @@ func renderTranscript(entries []map[string]any) string {
 			}
 			text, _ := e["text"].(string)
 			fmt.Fprintf(&b, "%s: %s\n", who, text)
+		case kind == "filler":
+			// Said or played while a tool ran, not one of the agent's answers.
+			if text, _ := e["text"].(string); text != "" {
+				fmt.Fprintf(&b, "Agent (filler while a tool ran): %s\n", text)
+			} else {
+				b.WriteString("(A soft waiting sound played while a tool ran.)\n")
+			}
 		case kind == "tool_call":
 			tool, _ := e["tool"].(map[string]any)
 			name, _ := tool["name"].(string)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -12,8 +13,10 @@ import (
 	"github.com/parley-voice/parley/internal/flow"
 	"github.com/parley-voice/parley/internal/media"
 	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/pipeline/turntaking"
 	"github.com/parley-voice/parley/internal/pipeline/vad"
 	"github.com/parley-voice/parley/internal/provider/llm"
+	"github.com/parley-voice/parley/internal/provider/stt"
 	"github.com/parley-voice/parley/internal/telephony"
 )
 
@@ -30,6 +33,7 @@ type conversation struct {
 	wake    waker
 	rate    int // the line's sample rate: what the VAD, the detectors, stt and tts work at
 	vad     *vad.Detector
+	turns   turntaking.Settings // the agent's endpointing, interruption and filler settings
 	history []llm.Message
 	log     *transcriptLog
 	turn    int
@@ -37,9 +41,14 @@ type conversation struct {
 	flow      *flowState     // the flow of a conversation_flow agent (nil: a single prompt); a turn works on its own copy
 	reply     *reply         // the agent's turn under way (nil: the agent is idle)
 	listening *transcription // the caller's utterance being transcribed
+	stt       stt.Recognizer // the engine's recognizer, or the one adapted to the agent (domain.go)
+	domain    stt.Domain     // what the agent talks about
+	adapting  chan adapted   // the adapted recognizer, once (nil: none coming)
 	heard     chan heard     // finished transcriptions
 	closeDue  atomic.Bool    // the closing line is due (maxConversationDurationSeconds)
 	queued    []queuedTurn   // caller turns heard while an uninterruptible reply ran
+	talking   atomic.Bool    // the caller is talking (the VAD's verdict on the last frame): no filler over them
+	fillers   atomic.Int64   // fillers played so far: the next phrase is the next in turn
 
 	lastHeard    time.Time      // the caller's last speech, or the end of our last turn
 	lastSpeechAt time.Time      // when the caller's last speech frame arrived
@@ -71,13 +80,18 @@ func newConversation(e *Engine, l *telephony.Live, tools []model.CustomTool) *co
 	if rate == 0 {
 		rate = Rate
 	}
+	turns := turntaking.Parse(l.Agent.Config.RuntimeConfig)
 	c := &conversation{
 		agentSide: agentSide{e: e, agent: l.Agent.Config, call: l.Call, tools: tools, metrics: &metrics{}},
 		live:      l, rate: rate,
-		audio:    l.Session.Audio(rate),
-		vad:      vad.New(vad.Config{Rate: rate}),
+		audio: l.Session.Audio(rate),
+		// The VAD's hangover is the longest the caller's silence may last:
+		// the engine ends turns sooner itself, from their words (listen.go).
+		vad:      vad.New(vad.Config{Rate: rate, Hangover: turns.MaxSilence, Sensitivity: vadSensitivity(turns.VADSensitivity)}),
+		turns:    turns,
 		log:      &transcriptLog{t: t, log: e.log()},
 		heard:    make(chan heard, 4),
+		stt:      e.STT,
 		failures: map[string]int{},
 		started:  e.now(),
 	}
@@ -88,6 +102,16 @@ func newConversation(e *Engine, l *telephony.Live, tools []model.CustomTool) *co
 		c.endCause, c.failure = call.CauseAgentUnavailable, err.Error()
 	}
 	return c
+}
+
+// vadSensitivity is the VAD's Config.Sensitivity for an agent's
+// endpointing.vadSensitivity: the VAD reads 0 as "the default", so the
+// least sensitive setting goes as the smallest number above it.
+func vadSensitivity(s float64) float64 {
+	if s <= 0 {
+		return math.SmallestNonzeroFloat64
+	}
+	return s
 }
 
 // checkEvery is how often the loop checks the caller's silence.
@@ -105,6 +129,7 @@ func (c *conversation) run(ctx context.Context) call.Outcome {
 	if c.endCause != "" { // the agent cannot run
 		return c.finish(ctx)
 	}
+	c.adapt(ctx, c.domain)
 	if c.screening = newScreening(c.live.Call, c.agent, c.rate); c.screening == nil {
 		c.greet(ctx)
 	}
@@ -153,6 +178,7 @@ func (c *conversation) arrived() time.Time {
 // takeReports acts on what the goroutines reported: finished
 // transcriptions, the end of the agent's turn, the closing line's time.
 func (c *conversation) takeReports(ctx context.Context) {
+	c.takeAdapted()
 	for c.endCause == "" {
 		select {
 		case h := <-c.heard:

@@ -7,9 +7,12 @@
 // per caller utterance (listen.go: VAD from pipeline/vad, then stt, streamed
 // while the caller speaks when the recognizer can) and a reply per agent
 // turn (reply.go: the model's answer spoken sentence by sentence through
-// tts as it streams, and its tool calls: tools.go, customtool.go). Caller
-// speech past the agent's interruption threshold stops the reply within
-// the frame. Voicemail detection (voicemail.go, pipeline/voicemail) screens
+// tts as it streams, and its tool calls: tools.go, customtool.go). How the
+// agent takes turns is its runtimeConfig's (pipeline/turntaking): the
+// caller's turn ends after a silence judged from their words so far, caller
+// speech past the agent's interruption threshold with enough real words
+// stops the reply within the frame, and a tool that keeps the caller
+// waiting gets a filler (filler.go). Voicemail detection (voicemail.go, pipeline/voicemail) screens
 // outbound calls before the greeting. Everything said and every tool call
 // is appended to the call's transcript as it happens (transcript.go); each
 // turn's latency is measured stage by stage (latency.go) into the call's

@@ -56,9 +56,10 @@ type Engine struct {
 
 // Run implements telephony.Conversation.
 func (e *Engine) Run(ctx context.Context, l *telephony.Live) call.Outcome {
-	tools, kbIDs := e.agentResources(ctx, l.Call)
+	tools, kbIDs, knowledge := e.agentResources(ctx, l.Call)
 	c := newConversation(e, l, tools)
 	c.kbIDs = kbIDs
+	c.domain = agentDomain(l.Agent, tools, knowledge)
 	c.metrics.prom = e.Metrics
 	return c.run(ctx)
 }
@@ -66,11 +67,12 @@ func (e *Engine) Run(ctx context.Context, l *telephony.Live) call.Outcome {
 // Wait waits for the traces of ended calls still being exported.
 func (e *Engine) Wait() { e.exports.Wait() }
 
-// agentResources are the agent's enabled custom tools and its knowledge
-// bases. A store error leaves the call without them rather than failing it.
-func (e *Engine) agentResources(ctx context.Context, c model.Call) (tools []model.CustomTool, kbIDs []string) {
+// agentResources are the agent's enabled custom tools, its knowledge
+// bases and, for a recognizer that adapts to the agent, their sources'
+// text. A store error leaves the call without them rather than failing it.
+func (e *Engine) agentResources(ctx context.Context, c model.Call) (tools []model.CustomTool, kbIDs, knowledge []string) {
 	if e.Store == nil || c.AgentID == "" {
-		return nil, nil
+		return nil, nil, nil
 	}
 	err := e.Store.View(ctx, func(tx store.Tx) error {
 		byAgent, err := tx.ListCustomTools(ctx, c.OrgID, []string{c.AgentID})
@@ -86,12 +88,16 @@ func (e *Engine) agentResources(ctx context.Context, c model.Call) (tools []mode
 		for _, kb := range kbs[c.AgentID] {
 			kbIDs = append(kbIDs, kb.ID)
 		}
+		if _, adaptable := e.STT.(stt.Adaptable); err != nil || !adaptable {
+			return err
+		}
+		knowledge, err = knowledgeTexts(ctx, tx, c.OrgID, kbIDs)
 		return err
 	})
 	if err != nil {
 		e.log().Error("agent tools or knowledge bases not loaded", "call_id", c.ID, "err", err)
 	}
-	return tools, kbIDs
+	return tools, kbIDs, knowledge
 }
 
 func (e *Engine) log() *slog.Logger {

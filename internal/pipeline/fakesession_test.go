@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/parley-voice/parley/internal/media"
@@ -28,6 +29,7 @@ type fakeSession struct {
 	asked   []int // the rates Audio was asked for
 	// firstOut is when the agent's first audio played.
 	firstOut time.Time
+	made     int // frames the clock has made
 }
 
 func newFakeSession() *fakeSession { return newFakeSessionTick(media.FrameDuration) }
@@ -57,6 +59,7 @@ func (s *fakeSession) clock() {
 		case <-t.C:
 		}
 		s.mu.Lock()
+		s.made++
 		f := make([]int16, n)
 		c := copy(f, s.caller)
 		s.caller = s.caller[c:]
@@ -205,6 +208,39 @@ func (s *fakeSession) Drain(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// framesMade is how many frames the session's clock has made.
+func (s *fakeSession) framesMade() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.made
+}
+
+// waitFrames waits until the session's clock has made n frames since the
+// call began: line time, however slowly a loaded machine runs it.
+func (s *fakeSession) waitFrames(t *testing.T, n int) {
+	t.Helper()
+	deadline := time.Now().Add(time.Duration(n)*s.tick + time.Minute)
+	for {
+		s.mu.Lock()
+		made := s.made
+		s.mu.Unlock()
+		if made >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the session made %d frames of %d", made, n)
+		}
+		time.Sleep(s.tick)
+	}
+}
+
+// queuedOut is the agent audio waiting to play.
+func (s *fakeSession) queuedOut() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.out)
 }
 
 // busy: caller audio is queued or agent audio is playing.

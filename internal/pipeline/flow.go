@@ -135,6 +135,9 @@ type flowIO interface {
 	end(cause string)
 	// at says which node is talking now (its interruption setting).
 	at(n *flow.Node)
+	// waiting runs work that keeps the caller waiting (a tool): a call's
+	// reply plays a filler if it takes long.
+	waiting(work func())
 }
 
 // flowTurn runs one agent turn of a flow. After caller speech (heard) the

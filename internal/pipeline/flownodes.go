@@ -243,27 +243,14 @@ func (t *flowTurnRun) callTool(ctx context.Context, n *flow.Node) {
 	args, _ := json.Marshal(renderArgs(n.Arguments, t.fs.vars))
 	tc := llm.ToolCall{ID: "flow-tool-" + n.ID, Name: n.Tool, Arguments: string(args)}
 	var out string
-	switch n.Tool {
-	case toolPressDigit:
+	if n.Tool == toolPressDigit {
 		if digits, bad := digitsArg(tc.Arguments); bad != "" {
 			out = bad
 		} else {
 			out = t.io.pressDigits(ctx, digits)
 		}
-	case toolSendMessage:
-		if body, bad := messageArg(tc.Arguments); bad != "" {
-			out = bad
-		} else {
-			out = t.io.sendMessage(ctx, body)
-		}
-	case toolSearchKnowledge:
-		out = t.s.searchKnowledge(ctx, t.turnID, tc.Arguments)
-	default:
-		if ct, ok := t.s.customTool(n.Tool); ok {
-			out = t.s.callCustomTool(ctx, ct, tc.Arguments)
-		} else {
-			out = "error: the agent has no enabled custom tool named " + n.Tool
-		}
+	} else {
+		t.io.waiting(func() { out = t.runTool(ctx, n.Tool, tc) })
 	}
 	t.io.record(tc, out)
 	t.io.note(llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{tc}},
@@ -276,6 +263,25 @@ func (t *flowTurnRun) callTool(ctx context.Context, n *flow.Node) {
 		}
 		t.fs.setVar(n.ResultVariable, v)
 	}
+}
+
+// runTool runs a tool node's tool other than press_digit (which acts on
+// the line and gets no filler).
+func (t *flowTurnRun) runTool(ctx context.Context, name string, tc llm.ToolCall) string {
+	switch name {
+	case toolSendMessage:
+		body, bad := messageArg(tc.Arguments)
+		if bad != "" {
+			return bad
+		}
+		return t.io.sendMessage(ctx, body)
+	case toolSearchKnowledge:
+		return t.s.searchKnowledge(ctx, t.turnID, tc.Arguments)
+	}
+	if ct, ok := t.s.customTool(name); ok {
+		return t.s.callCustomTool(ctx, ct, tc.Arguments)
+	}
+	return "error: the agent has no enabled custom tool named " + name
 }
 
 // renderArgs fills {{variables}} into a tool node's arguments: in every

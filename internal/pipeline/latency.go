@@ -21,7 +21,7 @@ type stage int
 
 const (
 	stageSpeechEnd     stage = iota // the caller's last speech frame arrived
-	stageEndpointed                 // the frame on which the VAD ended the turn arrived (after its hangover)
+	stageEndpointed                 // the frame that ended the turn arrived (after the silence its words called for: turntaking)
 	stageSTTAsked                   // the engine told the recognizer the utterance is over
 	stageSTT                        // the final transcript is in
 	stageLLMStart                   // the model was asked

@@ -6,18 +6,28 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/parley-voice/parley/internal/pipeline/turntaking"
 	"github.com/parley-voice/parley/internal/provider/llm"
 	"github.com/parley-voice/parley/internal/provider/stt"
 )
 
 // onFrame runs voice activity detection on one caller frame: the caller's
 // utterance is streamed to the recognizer as it is spoken, speech past the
-// interruption threshold stops the agent, and the end of the utterance
-// ends the caller's turn.
+// interruption threshold (with enough real words, when the recognizer says
+// them as they come) stops the agent, and the end of the utterance, after
+// a silence that depends on the words so far, ends the caller's turn.
 func (c *conversation) onFrame(ctx context.Context, f frame) {
 	v := c.vad.Process(f.pcm)
+	if v.Talking && !v.Speech && c.listening != nil && c.turnOver(v.Silence) {
+		// The adaptive end of turn: the VAD would wait out the longest
+		// silence; the words say the caller is done sooner.
+		c.vad.EndUtterance()
+		v.Talking, v.End = false, true
+	}
+	c.talking.Store(v.Talking)
 	now := c.e.now()
 	if v.Speech {
 		c.lastSpeechAt = f.at
@@ -25,6 +35,9 @@ func (c *conversation) onFrame(ctx context.Context, f frame) {
 	if v.Talking || v.End {
 		c.lastHeard = now
 		c.nudged = false
+	}
+	if v.Start && c.reply != nil {
+		c.reply.hush() // never a filler over the caller
 	}
 	if c.screening != nil {
 		c.screen(ctx, f.pcm)
@@ -39,7 +52,7 @@ func (c *conversation) onFrame(ctx context.Context, f frame) {
 	if c.listening != nil && (v.Talking || v.End) {
 		c.listening.write(f.pcm)
 	}
-	if c.reply != nil && v.Talking && v.Length >= c.interruptAfter() && c.interruptible() {
+	if c.reply != nil && v.Talking && v.Length >= c.interruptAfter() && c.interruptible() && c.listening.saidEnough(c.turns.MinWords) {
 		d := c.interrupt().Sub(f.at)
 		c.metrics.interrupted(d)
 		if c.e.onInterrupt != nil {
@@ -52,14 +65,41 @@ func (c *conversation) onFrame(ctx context.Context, f frame) {
 	t := c.listening
 	c.listening = nil
 	if c.reply != nil {
-		if v.Length < c.interruptAfter() || c.reply.pinned() {
+		switch {
+		case v.Length < c.interruptAfter() || c.reply.pinned():
 			t.abandon() // a backchannel ("mm-hm") while we talk, or a transfer under way: not a turn
 			return
+		case c.interruptible() && c.wordsDecide(t):
+			// Long enough, but not yet enough real words to stop the
+			// agent: the final text decides (onHeard).
+			t.held = true
+		default:
+			t.deferred = true // interruptions are off: heard after the agent's turn
 		}
-		t.deferred = true // interruptions are off: heard after the agent's turn
 	}
 	t.lat = newLatency(c.lastSpeechAt, f.at)
 	t.finish()
+}
+
+// turnOver: the caller has been silent long enough, given their words so
+// far, for their turn to end. Without partial text the silence is the
+// fixed minimum (turntaking's rules).
+func (c *conversation) turnOver(silence time.Duration) bool {
+	if silence < c.turns.MinSilence {
+		return false
+	}
+	words, ok := c.listening.words()
+	if !ok {
+		return true
+	}
+	return silence >= c.turns.Silence(words)
+}
+
+// wordsDecide: caller speech over the agent is judged by its words too
+// (interruption.minWords), as t's recognizer says them.
+func (c *conversation) wordsDecide(t *transcription) bool {
+	_, ok := t.words()
+	return ok && c.turns.MinWords > 0
 }
 
 func (c *conversation) interruptAfter() time.Duration {
@@ -87,8 +127,38 @@ type transcription struct {
 	cancel    context.CancelFunc
 	lat       *latency // set when the utterance ended as a turn
 	deferred  bool     // heard while the agent kept talking
+	held      bool     // said over the agent, long enough but without enough real words so far: its final text decides
 	ended     bool     // no more frames
 	screened  bool     // heard while screening for voicemail: not a turn
+
+	// partial is the stream's text so far, once a streaming recognizer
+	// with partial text has opened it (nil: none); set by the
+	// recognition's goroutine, read by the loop.
+	partial atomic.Pointer[partialText]
+}
+
+// partialText is a stream that says what it has recognised so far.
+type partialText struct{ stream stt.Partial }
+
+// words is what the recognizer has made of the utterance so far; false
+// when it cannot say (it has no partial text, or its stream is not open
+// yet).
+func (t *transcription) words() (string, bool) {
+	p := t.partial.Load()
+	if p == nil {
+		return "", false
+	}
+	return p.stream.Partial(), true
+}
+
+// saidEnough: the utterance holds minWords real words (not backchannels),
+// or its words cannot be known, or the rule is off (minWords 0).
+func (t *transcription) saidEnough(minWords int) bool {
+	if minWords <= 0 {
+		return true
+	}
+	words, ok := t.words()
+	return !ok || turntaking.RealWords(words) >= minWords
 }
 
 // heard is a finished transcription.
@@ -109,11 +179,11 @@ func (c *conversation) transcribe(ctx context.Context) *transcription {
 	tctx, cancel := context.WithCancel(ctx)
 	t := &transcription{cancel: cancel}
 	lang := language(c.agent)
-	switch r := c.e.STT.(type) {
+	switch r := c.stt.(type) {
 	case nil:
 	case stt.Streamer:
 		t.frames = &frameQueue{ready: make(chan struct{}, 1), limit: int(maxUtterance/time.Second) * c.rate}
-		go c.report(tctx, t, func() (stt.Result, error) { return stream(tctx, r, t.frames, c.rate, lang) })
+		go c.report(tctx, t, func() (stt.Result, error) { return stream(tctx, r, t, c.rate, lang) })
 	default:
 		t.limit = int(maxUtterance/time.Second) * c.rate
 		t.recognize = func() {
@@ -176,9 +246,14 @@ func (t *transcription) abandon() {
 // whole call.
 
 // stream transcribes an utterance with a streaming recognizer as its
-// frames come.
-func stream(ctx context.Context, s stt.Streamer, frames *frameQueue, rate int, lang string) (stt.Result, error) {
+// frames come; a stream that says its text so far offers it to the loop
+// (t.partial).
+func stream(ctx context.Context, s stt.Streamer, t *transcription, rate int, lang string) (stt.Result, error) {
+	frames := t.frames
 	st, err := s.Open(ctx, rate, lang)
+	if p, ok := st.(stt.Partial); ok && err == nil {
+		t.partial.Store(&partialText{p})
+	}
 	var batch [][]int16
 	var ok bool
 	if err != nil {
@@ -288,6 +363,12 @@ func (c *conversation) onHeard(ctx context.Context, h heard) {
 		return // noise, or nothing the recognizer could make out
 	}
 	delete(c.failures, whatSTT)
+	if h.t.held && turntaking.RealWords(text) < c.turns.MinWords {
+		// Said over the agent, and only a backchannel ("uh-huh") or too
+		// few words: the agent went on, and it is not a turn.
+		c.e.log().Debug("backchannel", "call_id", c.live.Call.ID, "text", text)
+		return
+	}
 	h.t.lat.mark(stageSTT)
 	if h.t.screened {
 		c.log.user(c.turnID(), text, h.res.Language) // on the record, not answered
@@ -304,7 +385,9 @@ func (c *conversation) onHeard(ctx context.Context, h heard) {
 	}
 	c.log.user(c.turnID(), text, h.res.Language)
 	if c.reply != nil {
-		c.interrupt() // a reply to something else (a nudge) is moot now
+		// A reply to something else (a nudge) is moot now; so is one the
+		// caller talked over with enough words in the end (held).
+		c.interrupt()
 	}
 	c.history = append(c.history, msg)
 	c.startReply(ctx, h.t.lat)

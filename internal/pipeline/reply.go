@@ -45,6 +45,7 @@ type reply struct {
 	speech *speech    // the utterance playing or being prepared
 	pin    int        // > 0 while a tool the caller must not interrupt runs (a transfer)
 	node   *flow.Node // the flow node talking (nil: none)
+	filler *filler    // the filler of the wait under way (nil: none)
 }
 
 // fixedLine is a turn with known words: a greeting, an apology, the
@@ -148,6 +149,7 @@ func (c *conversation) onReplied(ctx context.Context) {
 func (c *conversation) interrupt() time.Time {
 	r := c.reply
 	c.reply = nil
+	r.hush() // a filler stops with the rest
 	s := r.current()
 	stopped := s != nil && s.stop() // false: it had already played in full
 	if s != nil && !stopped {
@@ -333,7 +335,13 @@ func (r *reply) rounds(req func([]llm.Message) llm.Request, decided func()) (tar
 			return ""
 		}
 		calls, moved, to := takeTransition(res.ToolCalls, offeredTargets(request))
-		results, again := r.runTools(calls)
+		var results []llm.Message
+		var again bool
+		if fillable(calls) {
+			r.waiting(func() { results, again = r.runTools(calls) })
+		} else {
+			results, again = r.runTools(calls)
+		}
 		r.say(msg)
 		r.added = append(r.added, results...)
 		if moved != nil {
@@ -355,8 +363,8 @@ func (r *reply) rounds(req func([]llm.Message) llm.Request, decided func()) (tar
 // chunks retrieved for the caller's words.
 func (r *reply) messages() []llm.Message {
 	msgs := append(r.base[:len(r.base):len(r.base)], r.added...)
-	if len(r.added) == 0 && (r.flow == nil || nodeKnowledge(r.flow.node)) {
-		msgs = r.c.withKnowledge(r.ctx, r.turnID, msgs)
+	if len(r.added) == 0 && (r.flow == nil || nodeKnowledge(r.flow.node)) && r.c.knowledgeMode() == "automatic" {
+		r.waiting(func() { msgs = r.c.withKnowledge(r.ctx, r.turnID, msgs) })
 	}
 	return msgs
 }

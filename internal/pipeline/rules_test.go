@@ -27,7 +27,13 @@ type running struct {
 
 func start(t *testing.T, b bench, e *Engine) *running {
 	t.Helper()
-	r := &running{sess: newFakeSession(), ended: make(chan string, 1), done: make(chan struct{})}
+	return startOn(t, b, e, newFakeSession())
+}
+
+// startOn runs the conversation on sess.
+func startOn(t *testing.T, b bench, e *Engine, sess *fakeSession) *running {
+	t.Helper()
+	r := &running{sess: sess, ended: make(chan string, 1), done: make(chan struct{})}
 	live := telephony.NewLive(b.call, b.agent, r.sess, func(cause string) { r.ended <- cause; r.sess.hangup() })
 	go func() { r.out = e.Run(context.Background(), live); close(r.done) }()
 	t.Cleanup(func() { r.sess.hangup(); <-r.done })
@@ -47,14 +53,19 @@ func (r *running) cause(t *testing.T, within time.Duration) string {
 	}
 }
 
-// sayEvery has the caller say pcm n times, every interval.
-func (r *running) sayEvery(pcm []int16, n int, interval time.Duration) {
-	go func() {
-		for range n {
-			time.Sleep(interval)
-			r.sess.say(pcm)
+// sayTurns has the caller say pcm n times, each once the agent has
+// answered the last in full: the greeting first, then perTurn transcript
+// entries a turn (an entry lands once its line has played), so a loaded
+// machine's slow speech is never talked over.
+func (r *running) sayTurns(t *testing.T, b bench, pcm []int16, n, perTurn int) {
+	t.Helper()
+	b.waitEntries(t, 1)
+	for k := 1; k <= n; k++ {
+		r.sess.say(pcm)
+		if k < n {
+			b.waitEntries(t, 1+perTurn*k)
 		}
-	}()
+	}
 }
 
 func texts(c model.Call) []string {
@@ -116,7 +127,7 @@ func TestProviderFailures(t *testing.T) {
 		e := &Engine{LLM: fakeLLM(t, func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Status: 500, Message: "overloaded"} }),
 			STT: &scriptedSTT{texts: []string{"one", "two", "three"}}, TTS: espeak.New(espeak.Config{}), Store: b.st}
 		r := start(t, b, e)
-		r.sayEvery(callerSays(t, "Hello, is anyone there?"), 3, 3500*time.Millisecond)
+		r.sayTurns(t, b, callerSays(t, "Hello, is anyone there?"), 3, 2) // what it heard, an apology
 		if c := r.cause(t, 40*time.Second); c != providerFailCause {
 			t.Fatalf("ended with %s", c)
 		}
@@ -152,7 +163,7 @@ func TestProviderFailures(t *testing.T) {
 		e := &Engine{LLM: fakeLLM(t, func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: []string{"Yes?"}} }),
 			STT: failingSTT{}, TTS: espeak.New(espeak.Config{}), Store: b.st}
 		r := start(t, b, e)
-		r.sayEvery(callerSays(t, "Hello, is anyone there?"), 3, 3500*time.Millisecond)
+		r.sayTurns(t, b, callerSays(t, "Hello, is anyone there?"), 3, 1) // a request to repeat
 		if c := r.cause(t, 40*time.Second); c != providerFailCause {
 			t.Fatalf("ended with %s", c)
 		}

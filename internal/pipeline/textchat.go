@@ -94,7 +94,7 @@ func ChatCall(a model.Agent, from, to string, vars map[string]any, now time.Time
 // or ctx ending stops the chat: the error comes back with the result so
 // far.
 func (e *Engine) Chat(ctx context.Context, c Chat) (ChatResult, error) {
-	tools, kbIDs := e.agentResources(ctx, c.Call)
+	tools, kbIDs, _ := e.agentResources(ctx, c.Call)
 	ch := &chat{
 		agentSide:    agentSide{e: e, agent: c.Agent.Config, call: c.Call, tools: tools, kbIDs: kbIDs, metrics: &metrics{}},
 		callerPrompt: c.CallerPrompt,
@@ -288,6 +288,9 @@ func (t *chatTurn) record(c llm.ToolCall, output string) { t.ch.log.tool(t.turnI
 func (t *chatTurn) end(cause string) { t.ch.endCause, t.ch.endedBy = cause, EndedByAgent }
 
 func (t *chatTurn) at(*flow.Node) {}
+
+// waiting runs work: nobody waits on a line in writing.
+func (t *chatTurn) waiting(work func()) { work() }
 
 // openFlow opens a flow's chat at its start node: recorded, and its
 // static text written or, for a node that does not talk, run at once.

@@ -89,6 +89,12 @@ func (t *transcriptLog) assistantHeard(s *speech, heard string) {
 	t.append(map[string]any{"role": "assistant", "type": "message", "text": heard, "turnId": s.turnID, "isFinal": true, "interrupted": true})
 }
 
+// filler records a filler played while a tool ran: its phrase, or the
+// sound played instead. Never a message: the model did not say it.
+func (t *transcriptLog) filler(turnID, text, sound string) {
+	t.append(fillerEntry(turnID, text, sound))
+}
+
 func (t *transcriptLog) tool(turnID string, c llm.ToolCall, output string) {
 	t.append(toolEntry(turnID, c, output))
 }
@@ -107,6 +113,19 @@ func userEntry(turnID, text, lang string) map[string]any {
 // assistantEntry is what the agent said in full.
 func assistantEntry(turnID, text string) map[string]any {
 	return map[string]any{"role": "assistant", "type": "message", "text": text, "turnId": turnID, "isFinal": true}
+}
+
+// fillerEntry is a filler the caller heard while a tool ran: a phrase
+// (text) or a sound ("soft").
+func fillerEntry(turnID, text, sound string) map[string]any {
+	e := map[string]any{"role": "assistant", "type": "filler", "turnId": turnID}
+	if text != "" {
+		e["text"] = text
+	}
+	if sound != "" {
+		e["sound"] = sound
+	}
+	return e
 }
 
 // toolEntry is one tool call and its result.

@@ -64,6 +64,11 @@
 // consumer can compare with its interruption threshold. Outside an utterance
 // (and before Start) Length is 0.
 //
+// Silence is the non-speech since the utterance's latest speech frame, so a
+// consumer can end the utterance sooner than the hangover (EndUtterance)
+// when it knows more, such as the words said: the conversation engine runs
+// the detector with its longest wait as the hangover and ends turns itself.
+//
 // On the synthetic speech of the tests (glottal pulses through three formant
 // resonators with a 4 Hz syllable envelope, in white noise) Start comes
 // 60-100 ms after onset at 20 and 10 dB SNR, and End 280-300 ms after the

@@ -62,8 +62,13 @@ type Frame struct {
 	End     bool          // an utterance ended (after Hangover of non-speech)
 	Talking bool          // inside an utterance
 	Length  time.Duration // length of the current (or just ended) utterance so far, from its first speech frame
-	Level   float64       // frame energy in dBFS
-	Floor   float64       // the tracked noise floor in dBFS
+	// Silence is, inside an utterance (and on its End), the non-speech
+	// since its latest speech frame: 0 on a speech frame and outside
+	// utterances. A consumer that ends turns itself (EndUtterance) compares
+	// it with the silence it wants.
+	Silence time.Duration
+	Level   float64 // frame energy in dBFS
+	Floor   float64 // the tracked noise floor in dBFS
 }
 
 // Detector is a voice activity detector for one stream of audio. It is
@@ -339,12 +344,14 @@ func (d *Detector) Process(frame []int16) Frame {
 		} else if d.now-d.lastSpeech >= d.hangover {
 			out.End = true
 			out.Length = d.dur(d.lastSpeech - d.uttStart)
+			out.Silence = d.dur(d.now - d.lastSpeech)
 			d.talking = false
 			d.runOn = false
 			return out
 		}
 		out.Talking = true
 		out.Length = d.length()
+		out.Silence = d.dur(d.now - d.lastSpeech)
 		return out
 	}
 
@@ -372,6 +379,20 @@ func (d *Detector) Process(frame []int16) Frame {
 		}
 	}
 	return out
+}
+
+// EndUtterance ends the utterance under way now, as its hangover would
+// have: the caller of Process decided the turn is over sooner (an
+// adaptive end of turn, judged from the words). The noise floor and the
+// filters are kept; the next speech starts a new utterance after
+// StartAfter. False when no utterance was under way.
+func (d *Detector) EndUtterance() bool {
+	if !d.talking {
+		return false
+	}
+	d.talking = false
+	d.runOn = false
+	return true
 }
 
 // repeats says whether f looks like p again: the same level and the same

@@ -359,3 +359,54 @@ func BenchmarkProcess(b *testing.B) {
 		})
 	}
 }
+
+// TestSilenceAndEndUtterance: inside an utterance Silence counts the
+// non-speech since its latest speech frame, so a consumer can end the
+// utterance sooner than the hangover; what follows is a new utterance.
+func TestSilenceAndEndUtterance(t *testing.T) {
+	for _, rate := range rates {
+		noise := whiteNoise(rate, 6*time.Second, dbBelow(0.1, 25), 3)
+		a := speechLike(rate, 800*time.Millisecond, 0.1, 1)
+		b := speechLike(rate, 800*time.Millisecond, 0.1, 2)
+		pcm := mix(mix(noise, a, samplesFor(rate, time.Second)), b, samplesFor(rate, 3*time.Second))
+		d := New(Config{Rate: rate, Hangover: 1500 * time.Millisecond})
+		n := frameLen(rate)
+		var cut, starts int
+		var lastSilence time.Duration
+		for i := 0; i+n <= len(pcm); i += n {
+			f := d.Process(pcm[i : i+n])
+			if f.Start {
+				starts++
+			}
+			switch {
+			case !f.Talking && !f.End && f.Silence != 0:
+				t.Fatalf("%d Hz: Silence %v outside an utterance", rate, f.Silence)
+			case f.Speech && f.Talking && f.Silence != 0:
+				t.Fatalf("%d Hz: Silence %v on a speech frame", rate, f.Silence)
+			case f.Talking && !f.Speech:
+				if f.Silence != lastSilence+frame {
+					t.Fatalf("%d Hz: Silence went from %v to %v in one frame", rate, lastSilence, f.Silence)
+				}
+				if f.Silence >= 400*time.Millisecond && cut == 0 {
+					cut = i
+					if !d.EndUtterance() || d.EndUtterance() {
+						t.Fatalf("%d Hz: EndUtterance did not end exactly one utterance", rate)
+					}
+					if g := d.Process(pcm[i+n : i+2*n]); g.Talking || g.Length != 0 || g.End {
+						t.Fatalf("%d Hz: after EndUtterance the next frame is %+v", rate, g)
+					}
+					i += n
+				}
+			}
+			lastSilence = f.Silence
+		}
+		// Cut 400 ms after the first burst ended (not 1.5 s), and the
+		// second burst is an utterance of its own.
+		if at := time.Duration(cut/n) * frame; at < 1800*time.Millisecond || at > 2300*time.Millisecond {
+			t.Errorf("%d Hz: cut at %v, want about 1.8 s + 0.4 s", rate, at)
+		}
+		if starts != 2 {
+			t.Errorf("%d Hz: %d utterances, want 2", rate, starts)
+		}
+	}
+}

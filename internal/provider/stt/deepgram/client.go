@@ -143,7 +143,7 @@ func (c *Client) listenURL(rate int, language string) string {
 	q.Set("encoding", "linear16")
 	q.Set("sample_rate", strconv.Itoa(rate))
 	q.Set("channels", "1")
-	q.Set("interim_results", "false")
+	q.Set("interim_results", "true") // the text so far, for stt.Partial
 	q.Set("punctuate", "true")
 	q.Set("smart_format", "true")
 	u := *c.endpoint

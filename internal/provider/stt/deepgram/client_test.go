@@ -109,7 +109,7 @@ func TestStream(t *testing.T) {
 		"encoding":        {"linear16"},
 		"sample_rate":     {"16000"},
 		"channels":        {"1"},
-		"interim_results": {"false"},
+		"interim_results": {"true"},
 		"punctuate":       {"true"},
 		"smart_format":    {"true"},
 	}
@@ -592,5 +592,47 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// A stream says its text so far (stt.Partial): the finals received and the
+// latest interim result after them, while the audio still flows; the final
+// text is the finals alone.
+func TestPartial(t *testing.T) {
+	c, _ := setup(t, deepgramtest.Options{
+		Transcript: func(deepgramtest.StreamInfo) string { return "Wait, stop please." },
+		Extra: []string{
+			`{"type":"Results","is_final":false,"channel":{"alternatives":[{"transcript":"wait"}]}}`,
+			`{"type":"Results","is_final":true,"channel":{"alternatives":[{"transcript":"Wait,"}]}}`,
+			`{"type":"Results","is_final":false,"channel":{"alternatives":[{"transcript":"stop"}]}}`,
+		},
+	})
+	ctx := testContext(t)
+	s := open(t, ctx, c, 16000, "")
+	p, ok := s.(stt.Partial)
+	if !ok {
+		t.Fatal("a deepgram stream does not implement stt.Partial")
+	}
+	if got := p.Partial(); got != "" {
+		t.Errorf("Partial before any result = %q", got)
+	}
+	if err := s.Write(speech(1600, 0)); err != nil {
+		t.Fatal(err)
+	}
+	for p.Partial() != "Wait, stop" {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("Partial = %q, want %q", p.Partial(), "Wait, stop")
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	res, err := s.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The fake's own answer follows the injected results: the finals are
+	// the text, interims never.
+	if res.Text != "Wait, Wait, stop please." {
+		t.Errorf("Text = %q", res.Text)
 	}
 }

@@ -13,7 +13,7 @@
 //	  language                  language=<BCP 47 tag, as given; "" → en>
 //	  audio format              encoding=linear16 channels=1
 //	  rate                      sample_rate=<rate>
-//	  only final text counts    interim_results=false
+//	  the text so far           interim_results=true
 //	  text for an LLM           punctuate=true smart_format=true
 //	  Config.APIKey             header Authorization: Token <key>
 //
@@ -28,7 +28,10 @@
 // the connection normally. The transcripts of every Results message with
 // "is_final": true, in order, joined with single spaces, are the text
 // (empty ones, for silence, are dropped). Metadata, SpeechStarted and
-// UtteranceEnd messages are ignored. Result.Language is the language asked
+// UtteranceEnd messages are ignored. While the stream runs, its Partial
+// (stt.Partial) is the final results so far and the latest interim result
+// ("is_final": false) after them, which the conversation uses to judge the
+// end of the caller's turn and whether they said real words. Result.Language is the language asked
 // ("en" for ""); Result.Audio is the audio written.
 //
 // # Errors

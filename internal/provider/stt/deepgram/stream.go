@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -53,12 +54,31 @@ type stream struct {
 
 	// Written by the reader goroutine, read after done is closed.
 	done      chan struct{}
-	finals    []string
 	described string // the last Error message's description
 	end       error  // why reading stopped (a CloseError when the server closed)
+
+	// Written by the reader goroutine, read by Partial at any time.
+	mu      sync.Mutex
+	finals  []string
+	interim string // the latest interim result after the last final
 }
 
-var _ stt.Stream = (*stream)(nil)
+var (
+	_ stt.Stream  = (*stream)(nil)
+	_ stt.Partial = (*stream)(nil)
+)
+
+// Partial implements stt.Partial: the final results so far and the latest
+// interim one after them (Deepgram revises an interim result until its
+// final).
+func (s *stream) Partial() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.interim == "" {
+		return joinFinals(s.finals)
+	}
+	return joinFinals(append(s.finals[:len(s.finals):len(s.finals)], s.interim))
+}
 
 // startStream runs the stream's goroutines on conn, a connection the
 // server has just accepted.
@@ -214,10 +234,16 @@ func (s *stream) read() {
 		switch m.Type {
 		case "Results":
 			// Interim results (is_final false) are revised later; only
-			// finals are the text. speech_final marks a pause, not the end.
+			// finals are the text, interims only the text so far.
+			// speech_final marks a pause, not the end.
+			s.mu.Lock()
 			if m.Final {
 				s.finals = append(s.finals, m.Transcript)
+				s.interim = ""
+			} else {
+				s.interim = m.Transcript
 			}
+			s.mu.Unlock()
 		case "Error":
 			s.described = m.Error
 		}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -42,8 +43,26 @@ type Config struct {
 	// byte of the answer (<= 0: DefaultTimeout).
 	Timeout time.Duration
 	// HTTPClient sends the requests (nil: a client of the Recognizer's own,
-	// whose idle connections Close releases).
+	// whose idle connections Close releases; a Streamer's handshakes use
+	// one that keeps no connection idle).
 	HTTPClient *http.Client
+
+	// The rest is a Streamer's.
+
+	// Streaming says how Open transcribes ("": StreamingAuto).
+	Streaming Streaming
+	// DialTimeout bounds opening a realtime session: the connection, the
+	// handshake and the session's settings (<= 0: DefaultDialTimeout).
+	DialTimeout time.Duration
+	// FinalTimeout bounds how long Close waits for the final transcript
+	// after the end of the utterance (<= 0: DefaultFinalTimeout).
+	FinalTimeout time.Duration
+	// SegmentSilence is the pause after which the server's VAD commits a
+	// segment of the caller's speech and transcribes it while the caller
+	// goes on (<= 0: DefaultSegmentSilence).
+	SegmentSilence time.Duration
+	// Logger hears of fallbacks and streams (nil: slog.Default()).
+	Logger *slog.Logger
 }
 
 // Recognizer transcribes utterances with an OpenAI-compatible

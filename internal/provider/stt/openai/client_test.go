@@ -23,8 +23,8 @@ const backstop = 10 * time.Second
 
 const key = "sk-test-0123456789abcdef"
 
-// setup starts a fake answering with script and a Recognizer for it with a
-// short timeout; change applies to the config before New.
+// setup starts a fake answering with script and a Recognizer for it; change
+// applies to the config before New.
 func setup(t *testing.T, script func(openaitest.Request) openaitest.Reply, change ...func(*Config)) (*Recognizer, *openaitest.Server) {
 	t.Helper()
 	server := openaitest.New(t, script)
@@ -32,7 +32,7 @@ func setup(t *testing.T, script func(openaitest.Request) openaitest.Reply, chang
 		BaseURL:    server.URL,
 		APIKey:     key,
 		Model:      "whisper-test",
-		Timeout:    300 * time.Millisecond,
+		Timeout:    5 * time.Second, // the timeout tests set their own: a loaded machine must not time out the rest,
 		HTTPClient: testHTTPClient(t),
 	}
 	for _, f := range change {

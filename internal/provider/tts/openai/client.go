@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -45,6 +47,14 @@ type Config struct {
 	Model string
 	// Voice is used when a Request names none ("": DefaultVoice).
 	Voice string
+	// Format is the response_format asked for: FormatWAV ("", the
+	// default), whose header says the audio's rate, or FormatPCM, raw
+	// samples at PCMRate.
+	Format string
+	// PCMRate is the sample rate of a raw answer that does not state its
+	// own (<= 0: Rate, OpenAI's 24 kHz). Set, it is also asked for as
+	// sample_rate with FormatPCM.
+	PCMRate int
 	// FirstAudioTimeout bounds the wait from sending the request to the
 	// first bytes of audio (<= 0: DefaultFirstAudioTimeout).
 	FirstAudioTimeout time.Duration
@@ -54,18 +64,29 @@ type Config struct {
 	// HTTPClient sends the requests (nil: a client of the Synthesizer's
 	// own, whose idle connections Close releases).
 	HTTPClient *http.Client
+	// Logger hears once that the server refuses sample_rate (nil:
+	// slog.Default()).
+	Logger *slog.Logger
 }
 
 // Synthesizer speaks text with an OpenAI-compatible speech API. It is safe
 // for concurrent use.
 type Synthesizer struct {
-	endpoint   string
-	key        string
-	model      string
-	voice      string
-	firstAudio time.Duration
-	stall      time.Duration
-	http       httpclient.Client
+	endpoint     string
+	key          string
+	model        string
+	voice        string
+	format       string
+	pcmRate      int // of a raw answer that does not say
+	pcmRateAsked int // Config.PCMRate, asked for with FormatPCM (0: not asked)
+	firstAudio   time.Duration
+	stall        time.Duration
+	http         httpclient.Client
+	log          *slog.Logger
+
+	// rateRefused is set once the server refused sample_rate: it is not
+	// sent again.
+	rateRefused atomic.Bool
 }
 
 var _ tts.Synthesizer = (*Synthesizer)(nil)
@@ -77,9 +98,15 @@ func New(c Config) *Synthesizer {
 		key:        c.APIKey,
 		model:      cmp.Or(c.Model, DefaultModel),
 		voice:      cmp.Or(c.Voice, DefaultVoice),
+		format:     cmp.Or(c.Format, FormatWAV),
+		pcmRate:    Rate,
 		firstAudio: c.FirstAudioTimeout,
 		stall:      c.StallTimeout,
 		http:       httpclient.Or(c.HTTPClient),
+		log:        cmp.Or(c.Logger, slog.Default()),
+	}
+	if c.PCMRate > 0 {
+		s.pcmRate, s.pcmRateAsked = c.PCMRate, c.PCMRate
 	}
 	if s.firstAudio <= 0 {
 		s.firstAudio = DefaultFirstAudioTimeout
@@ -111,7 +138,6 @@ func (s *Synthesizer) Synthesize(ctx context.Context, r tts.Request, rate int, o
 	if strings.TrimSpace(r.Text) == "" {
 		return tts.Stats{}, nil
 	}
-	body := s.body(r)
 	stats := tts.Stats{Characters: n}
 
 	// run carries the request; the watchdog cancels it with a
@@ -121,32 +147,20 @@ func (s *Synthesizer) Synthesize(ctx context.Context, r tts.Request, rate int, o
 	defer cancel(nil)
 	dog := &watchdog{cancel: cancel}
 	defer dog.stop()
-	req, err := http.NewRequestWithContext(run, http.MethodPost, s.endpoint, bytes.NewReader(body))
-	if err != nil {
-		return tts.Stats{}, fmt.Errorf("%w: %w", tts.ErrUnavailable, err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if s.key != "" {
-		req.Header.Set("Authorization", "Bearer "+s.key)
-	}
 	dog.arm(s.firstAudio, fmt.Errorf("%w: no audio within %s", tts.ErrUnavailable, s.firstAudio))
-	resp, err := s.http.Do(req)
+	resp, err := s.send(ctx, run, r, rate)
 	if err != nil {
-		return stats, failed(ctx, run, err)
+		return stats, err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		msg, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		if err != nil && ctx.Err() != nil {
-			return stats, failed(ctx, run, err)
+	src, err := openAnswer(resp, s.format, s.pcmRate)
+	if err != nil {
+		if errors.Is(err, tts.ErrUnavailable) {
+			return stats, err
 		}
-		return stats, statusError(resp.StatusCode, apierr.Parse(msg), s.key)
+		return stats, failed(ctx, run, err)
 	}
-	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" || strings.HasPrefix(mt, "text/") {
-		msg, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		return stats, fmt.Errorf("%w: the answer is %s, not audio: %s", tts.ErrUnavailable, mt, apierr.Parse(msg).Message)
-	}
-	samples, err := s.stream(ctx, resp.Body, rate, dog, out)
+	samples, err := s.stream(ctx, src, rate, dog, out)
 	stats.Audio = duration(samples, rate)
 	var oe outError
 	switch {
@@ -158,6 +172,49 @@ func (s *Synthesizer) Synthesize(ctx context.Context, r tts.Request, rate int, o
 		return stats, fmt.Errorf("%w: the answer has no audio", tts.ErrUnavailable)
 	}
 	return stats, nil
+}
+
+// send posts the request for r and returns the 200 answer, whose body the
+// caller closes. A server that refuses the sample_rate field is asked once
+// more without it, and never again with it.
+func (s *Synthesizer) send(ctx, run context.Context, r tts.Request, rate int) (*http.Response, error) {
+	for {
+		asked := s.askRate(rate)
+		req, err := http.NewRequestWithContext(run, http.MethodPost, s.endpoint, bytes.NewReader(s.body(r, asked)))
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", tts.ErrUnavailable, err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		if s.key != "" {
+			req.Header.Set("Authorization", "Bearer "+s.key)
+		}
+		resp, err := s.http.Do(req)
+		if err != nil {
+			return nil, failed(ctx, run, err)
+		}
+		if resp.StatusCode == http.StatusOK {
+			if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" || strings.HasPrefix(mt, "text/") {
+				msg, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+				resp.Body.Close()
+				return nil, fmt.Errorf("%w: the answer is %s, not audio: %s", tts.ErrUnavailable, mt, apierr.Parse(msg).Message)
+			}
+			return resp, nil
+		}
+		msg, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		resp.Body.Close()
+		if err != nil && ctx.Err() != nil {
+			return nil, failed(ctx, run, err)
+		}
+		e := apierr.Parse(msg)
+		if asked != 0 && refusesRate(resp.StatusCode, e) {
+			if !s.rateRefused.Swap(true) {
+				s.log.Info("the speech server refuses sample_rate: asking without it from now on, and resampling what it sends",
+					"tts", "openai", "status", resp.StatusCode, "message", apierr.Redact(e.Message, s.key))
+			}
+			continue
+		}
+		return nil, statusError(resp.StatusCode, e, s.key)
+	}
 }
 
 // failed explains a request that broke off: the caller's cancel, a

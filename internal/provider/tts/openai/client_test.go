@@ -23,8 +23,8 @@ const backstop = 10 * time.Second
 
 const key = "sk-test-0123456789abcdef"
 
-// setup starts a fake answering with script and a Synthesizer for it with
-// short timeouts; change applies to the config before New.
+// setup starts a fake answering with script and a Synthesizer for it;
+// change applies to the config before New.
 func setup(t *testing.T, script func(openaitest.Request) openaitest.Reply, change ...func(*Config)) (*Synthesizer, *openaitest.Server) {
 	t.Helper()
 	server := openaitest.New(t, script)
@@ -32,8 +32,8 @@ func setup(t *testing.T, script func(openaitest.Request) openaitest.Reply, chang
 		BaseURL:           server.URL,
 		APIKey:            key,
 		Model:             "tts-test",
-		FirstAudioTimeout: 300 * time.Millisecond,
-		StallTimeout:      300 * time.Millisecond,
+		FirstAudioTimeout: 5 * time.Second, // the timeout tests set their own: a loaded machine must not time out the rest
+		StallTimeout:      5 * time.Second,
 		HTTPClient:        testHTTPClient(t),
 	}
 	for _, f := range change {
@@ -94,12 +94,13 @@ func TestRequestBody(t *testing.T) {
 	if len(got) != len(requests) {
 		t.Fatalf("server got %d requests, want %d", len(got), len(requests))
 	}
+	// A WAV (its header says the rate) at the line's rate, asked for.
 	want := []map[string]any{
-		{"model": "tts-test", "input": "Grüezi", "voice": "alloy", "response_format": "pcm"},
-		{"model": "tts-test", "input": "Hi", "voice": "nova", "response_format": "pcm", "speed": 1.25},
-		{"model": "tts-test", "input": "Hi", "voice": "alloy", "response_format": "pcm", "speed": 4.0},
-		{"model": "tts-test", "input": "Hi", "voice": "alloy", "response_format": "pcm", "speed": 0.25},
-		{"model": "tts-test", "input": "Hi", "voice": "alloy", "response_format": "pcm"},
+		{"model": "tts-test", "input": "Grüezi", "voice": "alloy", "response_format": "wav", "sample_rate": 8000.0},
+		{"model": "tts-test", "input": "Hi", "voice": "nova", "response_format": "wav", "sample_rate": 8000.0, "speed": 1.25},
+		{"model": "tts-test", "input": "Hi", "voice": "alloy", "response_format": "wav", "sample_rate": 8000.0, "speed": 4.0},
+		{"model": "tts-test", "input": "Hi", "voice": "alloy", "response_format": "wav", "sample_rate": 8000.0, "speed": 0.25},
+		{"model": "tts-test", "input": "Hi", "voice": "alloy", "response_format": "wav", "sample_rate": 8000.0},
 	}
 	for i, r := range got {
 		if diff := cmp.Diff(want[i], r.Body); diff != "" {
@@ -279,7 +280,7 @@ func TestNotAudio(t *testing.T) {
 
 // TestOddLength: a last byte without its pair is dropped, not an error.
 func TestOddLength(t *testing.T) {
-	s := New(Config{BaseURL: newRawServer(t, http.StatusOK, "audio/pcm", "\x01\x00\x02\x00\x03"), HTTPClient: testHTTPClient(t)})
+	s := New(Config{BaseURL: newRawServer(t, http.StatusOK, "audio/pcm", "\x01\x00\x02\x00\x03"), HTTPClient: testHTTPClient(t), Format: FormatPCM})
 	_, pcm, _, err := synthesize(t, s, hello, 24000)
 	if err != nil || !cmp.Equal(pcm, []int16{1, 2}) {
 		t.Errorf("pcm = %v, err = %v; want [1 2]", pcm, err)
@@ -354,7 +355,9 @@ func TestSlowOut(t *testing.T) {
 }
 
 func TestOutErrorStops(t *testing.T) {
-	s, server := setup(t, reply(openaitest.Reply{PCM: audio.Tone(440, 24000, time.Second, 0.5), ChunkGap: 50 * time.Millisecond}))
+	// Raw samples, so each chunk is 100 ms of audio.
+	s, server := setup(t, reply(openaitest.Reply{PCM: audio.Tone(440, 24000, time.Second, 0.5), ChunkGap: 50 * time.Millisecond}),
+		func(c *Config) { c.Format = FormatPCM })
 	errBargeIn := errors.New("caller spoke")
 	calls := 0
 	start := time.Now()
@@ -472,7 +475,8 @@ func TestDefaults(t *testing.T) {
 	s := New(Config{})
 	defer s.Close()
 	if s.endpoint != "https://api.openai.com/v1/audio/speech" || s.model != DefaultModel || s.voice != DefaultVoice ||
-		s.firstAudio != DefaultFirstAudioTimeout || s.stall != DefaultStallTimeout {
+		s.firstAudio != DefaultFirstAudioTimeout || s.stall != DefaultStallTimeout || s.format != FormatWAV ||
+		s.pcmRate != Rate || s.pcmRateAsked != 0 {
 		t.Errorf("%+v", s)
 	}
 	if got := New(Config{BaseURL: "http://x/v1/"}).endpoint; got != "http://x/v1/audio/speech" {

@@ -16,7 +16,9 @@
 //	{"model":           Config.Model (default gpt-4o-mini-tts),
 //	 "input":           r.Text,
 //	 "voice":           r.Voice, or Config.Voice (default alloy) when "",
-//	 "response_format": "pcm",
+//	 "response_format": Config.Format: "wav" (default) or "pcm",
+//	 "sample_rate":     with wav, the rate the line plays (rate); with
+//	                    pcm, Config.PCMRate when set; else left out,
 //	 "speed":           r.Speed clamped to the API's 0.25..4.0;
 //	                    left out when 0 (or NaN): the server's 1.0}
 //
@@ -24,15 +26,37 @@
 // r.Temperature is ignored: the API has no such knob (instructions, which
 // steer the style of gpt-4o-mini-tts in words, are not sent either).
 //
+// # The sample rate
+//
+// Servers answer at different rates: OpenAI and Kokoro-FastAPI at 24 kHz,
+// speaches at its model's rate (22,050 Hz for most Piper voices) unless
+// asked for another with sample_rate, which speaches honours and
+// Kokoro-FastAPI ignores. So the rate is asked for and then read from the
+// answer, never assumed: a WAV's header says the rate and encoding of what
+// follows (16-bit PCM or 32-bit float, channels averaged to mono; a
+// streaming encoder's placeholder sizes mean "to the end", and a LIST or
+// other chunk before the data is skipped), and is believed over what was
+// asked. A server that refuses sample_rate (400 or 422 naming it, as a
+// strict API does for a field it does not define) is asked again without
+// it, and never again with it (logged once).
+//
+// A raw answer is read at the rate its Content-Type names (";rate=22050"),
+// else, when pcm was asked for, at Config.PCMRate (default [Rate], OpenAI's
+// 24 kHz). What cannot be resolved is refused with tts.ErrUnavailable and a
+// message saying what to set: raw samples of no stated rate when a WAV was
+// asked for (the server ignored response_format), a WAV Content-Type
+// without a header, a WAV of another encoding (8- or 24-bit, mu-law), and
+// compressed audio (mp3, ogg, ...).
+//
 // # Audio
 //
-// The answer is raw mono 16-bit little-endian PCM at 24 kHz (the API's
-// "pcm" format), sent as it is generated. It is read as it arrives and
-// every read goes to out at once, resampled to rate with audio.Resampler;
-// a sample split between reads is joined, and an odd last byte dropped.
-// The next read waits until out returns. Stats.Characters is the runes of
-// r.Text, Stats.Audio the audio handed to out. Text of nothing but white
-// space gives no audio and no error, without a request.
+// The audio is sent as it is generated, read as it arrives, and every read
+// goes to out at once, resampled from the answer's rate to rate with
+// audio.Resampler; a frame split between reads is joined, and an
+// incomplete last frame dropped. The next read waits until out returns.
+// Stats.Characters is the runes of r.Text, Stats.Audio the audio handed to
+// out. Text of nothing but white space gives no audio and no error,
+// without a request.
 //
 // # Limits, timeouts and errors
 //

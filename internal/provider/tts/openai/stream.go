@@ -11,11 +11,12 @@ import (
 	"github.com/parley-voice/parley/internal/provider/tts"
 )
 
-// Rate is the sample rate of the API's "pcm" format.
+// Rate is the sample rate of OpenAI's "pcm" format, and the rate a raw
+// answer is taken to have when Config.PCMRate is not set.
 const Rate = 24000
 
-// readSize is the most read at once: 170 ms of audio, so a fast server's
-// stream reaches out in pieces a caller can start playing.
+// readSize is the most read at once: 170 ms of audio at 24 kHz, so a fast
+// server's stream reaches out in pieces a caller can start playing.
 const readSize = 8192
 
 // outError carries an error returned by out, to be returned as it is.
@@ -23,25 +24,24 @@ type outError struct{ err error }
 
 func (e outError) Error() string { return e.err.Error() }
 
-// stream reads 24 kHz PCM from body and hands it to out at rate as it
-// arrives, until EOF. The watchdog is armed (with the first-audio timeout)
-// on entry; it is stopped while out runs and armed with the stall timeout
-// before every later read. It returns how many samples went to out, and an
-// outError when out failed.
-func (s *Synthesizer) stream(ctx context.Context, body io.Reader, rate int, dog *watchdog, out func([]int16) error) (int64, error) {
+// stream reads the answer's samples from src and hands them to out at
+// rate as they arrive, until their end. The watchdog is armed (with the
+// first-audio timeout) on entry; it is stopped while out runs and armed
+// with the stall timeout before every later read. It returns how many
+// samples went to out, and an outError when out failed.
+func (s *Synthesizer) stream(ctx context.Context, src source, rate int, dog *watchdog, out func([]int16) error) (int64, error) {
 	stalled := fmt.Errorf("%w: no audio for %s", tts.ErrUnavailable, s.stall)
-	rs := audio.NewResampler(Rate, rate)
+	rs := audio.NewResampler(src.rate, rate)
 	var (
-		dec     pcmDecoder
 		buf     = make([]byte, readSize)
 		in, pcm []int16
 		emitted int64
 	)
 	for {
-		n, rerr := body.Read(buf)
+		n, rerr := src.r.Read(buf)
 		if n > 0 {
 			dog.stop()
-			in = dec.decode(in[:0], buf[:n])
+			in = src.dec.decode(in[:0], buf[:n])
 			pcm = rs.Process(pcm[:0], in)
 			// What arrived with the cancel is not handed out.
 			if err := ctx.Err(); err != nil {
@@ -62,30 +62,6 @@ func (s *Synthesizer) stream(ctx context.Context, body io.Reader, rate int, dog 
 			return emitted, fmt.Errorf("reading the audio: %w", rerr)
 		}
 	}
-}
-
-// pcmDecoder turns little-endian 16-bit PCM cut anywhere into samples: a
-// sample split between two pieces is joined.
-type pcmDecoder struct {
-	odd    byte
-	hasOdd bool
-}
-
-// decode appends the samples b completes to dst.
-func (d *pcmDecoder) decode(dst []int16, b []byte) []int16 {
-	if d.hasOdd && len(b) > 0 {
-		dst = append(dst, int16(uint16(d.odd)|uint16(b[0])<<8))
-		b = b[1:]
-		d.hasOdd = false
-	}
-	for len(b) >= 2 {
-		dst = append(dst, int16(uint16(b[0])|uint16(b[1])<<8))
-		b = b[2:]
-	}
-	if len(b) == 1 {
-		d.odd, d.hasOdd = b[0], true
-	}
-	return dst
 }
 
 // watchdog cancels a request when its timer runs out.

@@ -3,6 +3,7 @@ package openaitest
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -62,18 +63,42 @@ type Server struct {
 	srv    *httptest.Server
 	script func(Request) Reply
 
+	realtime bool
+	dialect  Dialect
+	ctx      context.Context // ends realtime sessions at the test's end
+	live     sync.WaitGroup  // realtime sessions running
+
 	mu       sync.Mutex
 	requests []Request
+	sessions []*RealtimeSession
 }
 
-// New starts a server answering every valid transcription request with
+// New starts a server answering every valid transcription request, and
+// every segment of a realtime session (with the Realtime option), with
 // script (it may be called concurrently). The server closes at t.Cleanup,
 // after any connection still open is dropped.
-func New(t testing.TB, script func(Request) Reply) *Server {
+func New(t testing.TB, script func(Request) Reply, opts ...Option) *Server {
 	t.Helper()
 	s := &Server{script: script}
+	for _, o := range opts {
+		o(s)
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/audio/transcriptions", s.transcriptions)
+	if s.realtime {
+		var stop context.CancelFunc
+		s.ctx, stop = context.WithCancel(context.Background())
+		mux.HandleFunc("GET /v1/realtime", func(w http.ResponseWriter, r *http.Request) {
+			s.live.Add(1)
+			defer s.live.Done()
+			s.realtimeSession(w, r)
+		})
+		// A WebSocket outlives the HTTP server's Close: end the sessions.
+		t.Cleanup(func() {
+			stop()
+			s.live.Wait()
+		})
+	}
 	s.srv = fakeapi.StartOpenAI(t, mux)
 	s.URL = s.srv.URL + "/v1"
 	return s

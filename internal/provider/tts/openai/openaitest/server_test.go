@@ -1,6 +1,7 @@
 package openaitest
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"io"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/parley-voice/parley/internal/media/audio"
 )
 
 // post sends body to the server's speech endpoint.
@@ -83,6 +86,7 @@ func TestValidation(t *testing.T) {
 		{`{"model":"m","input":"x","voice":"bob","response_format":"pcm"}`, "voice"},
 		{`{"model":"m","input":"x","voice":{"id":"voice_1"},"response_format":"pcm"}`, "voice"},
 		{`{"model":"m","input":"x","voice":"alloy"}`, "response_format"},
+		{`{"model":"m","input":"x","voice":"alloy","response_format":"mp3"}`, "response_format"},
 		{`{"model":"m","input":"x","voice":"alloy","response_format":"pcm","speed":4.5}`, "speed"},
 	} {
 		resp := post(t, s, tc.body)
@@ -137,4 +141,40 @@ func TestHangHeadersOnly(t *testing.T) {
 	}
 	resp.Body.Close()
 	<-got
+}
+
+func TestSpeechWAV(t *testing.T) {
+	pcm := []int16{1, -2, 3}
+	s := New(t, func(r Request) Reply { return Reply{PCM: pcm, Rate: *r.SampleRate / 2, ChunkBytes: 7} })
+	resp := post(t, s, `{"model":"m","input":"Hi","voice":"alloy","response_format":"wav","sample_rate":44100}`)
+	b, _ := io.ReadAll(resp.Body)
+	w, err := audio.ReadWAV(bytes.NewReader(b))
+	if resp.Header.Get("Content-Type") != "audio/wav" || err != nil || w.Rate != 22050 || !slices.Equal(w.Channels[0], pcm) {
+		t.Errorf("%q: %+v, %v; want a 22050 Hz WAV of %v", resp.Header.Get("Content-Type"), w, err, pcm)
+	}
+	if binary.LittleEndian.Uint32(b[4:]) != 0xFFFFFFFF || !bytes.Contains(b, []byte("LIST")) {
+		t.Errorf("header %q: want a streaming encoder's", b[:min(len(b), 80)])
+	}
+	if r := s.Requests()[0]; r.SampleRate == nil || *r.SampleRate != 44100 {
+		t.Errorf("sample_rate %v", r.SampleRate)
+	}
+	// A server that ignores the format asked for.
+	s = New(t, func(Request) Reply { return Reply{PCM: pcm, Format: FormatPCM} })
+	resp = post(t, s, `{"model":"m","input":"Hi","voice":"alloy","response_format":"wav"}`)
+	b, _ = io.ReadAll(resp.Body)
+	if resp.Header.Get("Content-Type") != "audio/pcm" || !slices.Equal(samples(b), pcm) {
+		t.Errorf("%q %v", resp.Header.Get("Content-Type"), samples(b))
+	}
+}
+
+func TestStrict(t *testing.T) {
+	s := New(t, func(Request) Reply { return Reply{} }, Strict())
+	resp := post(t, s, `{"model":"m","input":"Hi","voice":"alloy","response_format":"wav","sample_rate":8000}`)
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 400 || !strings.Contains(string(b), "Unrecognized request argument supplied: sample_rate") {
+		t.Errorf("%d %s", resp.StatusCode, b)
+	}
+	if resp := post(t, s, `{"model":"m","input":"Hi","voice":"alloy","response_format":"wav","speed":1,"instructions":"x"}`); resp.StatusCode != 200 {
+		t.Errorf("the API's own fields: %d", resp.StatusCode)
+	}
 }
