@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/parley-voice/parley/bench/wer"
+)
+
+// heldOut are the sets a transform is measured on: held-out dental
+// sentences in the benchmark's synthetic voices (measuring on them is
+// fair; only training on them would not be) and Allison Smith's Asterisk
+// prompts, real human recordings.
+func heldOut(ctx context.Context, dentalPath string, prompts int) ([]wer.Set, error) {
+	texts, err := readLines(dentalPath)
+	if err != nil {
+		return nil, err
+	}
+	var sets []wer.Set
+	for _, name := range []string{"flite-slt", "festival-kal", "espeak-ng"} {
+		v, err := wer.VoiceNamed(name)
+		if err != nil {
+			return nil, err
+		}
+		s, err := wer.SentenceSet(ctx, "dental-heldout", true, texts, v)
+		if err != nil {
+			return nil, err
+		}
+		sets = append(sets, s)
+	}
+	a, err := wer.AsteriskSet(wer.AsteriskSounds, wer.AsteriskTranscript)
+	if err != nil {
+		return nil, err
+	}
+	return append(sets, a.Subset(prompts)), nil
+}
+
+// decodeSet writes each utterance of s as heard over G.711 into dir and
+// has pocketsphinx_batch decode them with the generic language model and
+// the transform at mllr ("" for none), in two processes. It returns the
+// utterances' transcripts.
+func decodeSet(ctx context.Context, m model, s wer.Set, dir string, b band, mllr string) ([]wer.Transcript, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	ctl := filepath.Join(dir, "ctl")
+	var ids strings.Builder
+	for _, u := range s.Utterances {
+		path := filepath.Join(dir, u.ID+".wav")
+		if _, err := os.Stat(path); err != nil {
+			if err := writeWAV(path, overG711(u.Clip.PCM, u.Clip.Rate, b), 16000); err != nil {
+				return nil, err
+			}
+		}
+		ids.WriteString(u.ID + "\n")
+	}
+	if err := os.WriteFile(ctl, []byte(ids.String()), 0o644); err != nil {
+		return nil, err
+	}
+	tag := "none"
+	if mllr != "" {
+		tag = strings.TrimSuffix(filepath.Base(mllr), filepath.Ext(mllr))
+	}
+	const parts = 2
+	n := len(s.Utterances)
+	hyps := make(map[string]string, n)
+	errs := make([]error, parts)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for p := range parts {
+		off, cnt := p*n/parts, (p+1)*n/parts-p*n/parts
+		hyp := filepath.Join(dir, fmt.Sprintf("%s.%d.hyp", tag, p))
+		wg.Go(func() {
+			args := []string{"-n", "10", "pocketsphinx_batch",
+				"-hmm", m.hmm(""), "-lm", m.lm(), "-dict", m.dict(),
+				"-adcin", "yes", "-adchdr", "44", "-cepdir", dir, "-cepext", ".wav",
+				"-ctl", ctl, "-ctloffset", fmt.Sprint(off), "-ctlcount", fmt.Sprint(cnt),
+				"-hyp", hyp}
+			if mllr != "" {
+				args = append(args, "-mllr", mllr)
+			}
+			if err := run(ctx, "nice", args...); err != nil {
+				errs[p] = err
+				return
+			}
+			got, err := readHyps(hyp)
+			mu.Lock()
+			defer mu.Unlock()
+			for id, h := range got {
+				hyps[id] = h
+			}
+			errs[p] = err
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	ts := make([]wer.Transcript, n)
+	for i, u := range s.Utterances {
+		ts[i] = wer.Transcript{ID: u.ID, Ref: u.Ref, Hyp: wer.Normalise(hyps[u.ID])}
+	}
+	return ts, nil
+}
+
+// readHyps reads pocketsphinx_batch's -hyp file: "words (id score)".
+func readHyps(path string) (map[string]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		l := sc.Text()
+		i := strings.LastIndexByte(l, '(')
+		if i < 0 {
+			continue
+		}
+		id, _, _ := strings.Cut(strings.TrimSuffix(l[i+1:], ")"), " ")
+		out[id] = strings.TrimSpace(l[:i])
+	}
+	return out, sc.Err()
+}
