@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,7 +52,7 @@ func espeakTrainer(voice string, speed float64) trainer {
 	if voice == "" {
 		name = "espeak-default"
 	}
-	name += fmt.Sprintf("-%03d", int(speed*100))
+	name += fmt.Sprintf("-%03d", int(math.Round(speed*100)))
 	return trainer{name: name, speak: func(ctx context.Context, _ string, texts []string) ([][]int16, int, error) {
 		if err := espeak.Available(); err != nil {
 			return nil, 0, err
