@@ -56,6 +56,11 @@ bench: deps-bench ## benchmarks on SQLite, and PostgreSQL when PARLEY_TEST_DATAB
 bench-stt: deps-bench ## word error rate of the local recognizer on labelled speech over real calls, scored by sclite (PARLEY_BENCH_STT_*; docs/benchmarks.md)
 	$(GO) test -run '^$$' -bench Recognition -benchtime 1x -timeout 180m ./bench/
 
+.PHONY: stt-adapt
+stt-adapt: deps-bench ## retrain the local recognizer's phone MLLR transform (stt/sphinx/model/phone.mllr) and measure it before/after (docs/benchmarks.md)
+	nice -n 10 $(GO) run ./internal/provider/stt/sphinx/adapt train
+	nice -n 10 $(GO) run ./internal/provider/stt/sphinx/adapt measure internal/provider/stt/sphinx/model/phone.mllr
+
 .PHONY: bench-calls
 bench-calls: deps ## calls held on the wire: N SIPp calls with speech (CALLS=250,500,1000 HOLD=30s), RTP captured, rtpengine baseline (docs/benchmarks.md)
 	PARLEY_BENCH_HELD_CALLS=$${CALLS:-250,500,1000} PARLEY_BENCH_HELD_HOLD=$${HOLD:-30s} $(GO) test -run '^$$' -bench CallsHeld -benchtime 1x -timeout 60m ./bench/

@@ -3,7 +3,9 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,9 +64,16 @@ func decodeSet(ctx context.Context, m model, s wer.Set, dir string, b band, mllr
 	if err := os.WriteFile(ctl, []byte(ids.String()), 0o644); err != nil {
 		return nil, err
 	}
+	// Hypotheses are kept per transform content, so a run again decodes
+	// only what it has not.
 	tag := "none"
 	if mllr != "" {
-		tag = strings.TrimSuffix(filepath.Base(mllr), filepath.Ext(mllr))
+		raw, err := os.ReadFile(mllr)
+		if err != nil {
+			return nil, err
+		}
+		sum := sha256.Sum256(raw)
+		tag = fmt.Sprintf("%s-%x", strings.TrimSuffix(filepath.Base(mllr), filepath.Ext(mllr)), sum[:6])
 	}
 	const parts = 2
 	n := len(s.Utterances)
@@ -76,6 +85,12 @@ func decodeSet(ctx context.Context, m model, s wer.Set, dir string, b band, mllr
 		off, cnt := p*n/parts, (p+1)*n/parts-p*n/parts
 		hyp := filepath.Join(dir, fmt.Sprintf("%s.%d.hyp", tag, p))
 		wg.Go(func() {
+			if got, err := readHyps(hyp); err == nil && len(got) == cnt {
+				mu.Lock()
+				maps.Copy(hyps, got)
+				mu.Unlock()
+				return
+			}
 			args := []string{"-n", "10", "pocketsphinx_batch",
 				"-hmm", m.hmm(""), "-lm", m.lm(), "-dict", m.dict(),
 				"-adcin", "yes", "-adchdr", "44", "-cepdir", dir, "-cepext", ".wav",
@@ -91,9 +106,7 @@ func decodeSet(ctx context.Context, m model, s wer.Set, dir string, b band, mllr
 			got, err := readHyps(hyp)
 			mu.Lock()
 			defer mu.Unlock()
-			for id, h := range got {
-				hyps[id] = h
-			}
+			maps.Copy(hyps, got)
 			errs[p] = err
 		})
 	}
