@@ -91,7 +91,7 @@ func trainCmd(ctx context.Context, args []string) error {
 	var c common
 	c.flags(fs)
 	out := fs.String("out", filepath.Join(pkgDir, "model", "phone.mllr"), "the transform to write")
-	texts := fs.String("text", filepath.Join(pkgDir, "adapt", "testdata", "phone.txt"), "training sentences, one a line")
+	textPath := fs.String("text", filepath.Join(pkgDir, "adapt", "testdata", "phone.txt"), "training sentences, one a line")
 	voices := fs.String("voices", "", "training voices to use, comma-separated (default all)")
 	limit := fs.Int("sentences", 0, "use only the first n sentences (0: all)")
 	fs.Parse(args)
@@ -107,7 +107,7 @@ func trainCmd(ctx context.Context, args []string) error {
 		}
 	}
 	logDir = work
-	lines, err := readLines(*texts)
+	lines, err := readLines(*textPath)
 	if err != nil {
 		return err
 	}
@@ -128,9 +128,9 @@ func trainCmd(ctx context.Context, args []string) error {
 			want[v] = true
 		}
 	}
-	spoken := make([]string, len(sents))
+	texts := make([]string, len(sents))
 	for i, s := range sents {
-		spoken[i] = s.text
+		texts[i] = s.text
 	}
 	var ctl, lsn strings.Builder
 	var audio time.Duration
@@ -138,13 +138,13 @@ func trainCmd(ctx context.Context, args []string) error {
 		if len(want) > 0 && !want[t.name] {
 			continue
 		}
-		clips, rate, err := t.speak(ctx, work, spoken)
+		clips, err := spoken(ctx, t, filepath.Join(c.work, "voices", t.name), texts)
 		if err != nil {
 			return err
 		}
-		for i, pcm := range clips {
+		for i, cl := range clips {
 			id := fmt.Sprintf("%s-%04d", t.name, i+1)
-			heard := overG711(pcm, rate, c.band)
+			heard := overG711(cl.pcm, cl.rate, c.band)
 			audio += time.Duration(len(heard)) * time.Second / 16000
 			if err := writeWAV(filepath.Join(wavDir, id+".wav"), heard, 16000); err != nil {
 				return err

@@ -131,3 +131,45 @@ func festivalKed(ctx context.Context, dir string, texts []string) ([][]int16, in
 func scheme(s string) string {
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
 }
+
+// clip is a training voice's recording of one sentence.
+type clip struct {
+	pcm  []int16
+	rate int
+}
+
+// spoken returns t's recordings of texts, kept in dir (sentence i as
+// NNNN.wav) so other variants of a training run reuse them: the voices
+// are deterministic, and speaking is most of a run's time.
+func spoken(ctx context.Context, t trainer, dir string, texts []string) ([]clip, error) {
+	clips := make([]clip, len(texts))
+	for i := range texts {
+		pcm, rate, err := readWAV(filepath.Join(dir, fmt.Sprintf("%04d.wav", i+1)))
+		if err != nil {
+			clips = nil
+			break
+		}
+		clips[i] = clip{pcm, rate}
+	}
+	if clips != nil {
+		return clips, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	pcms, rate, err := t.speak(ctx, dir, texts)
+	if err != nil {
+		return nil, err
+	}
+	clips = make([]clip, len(texts))
+	for i, pcm := range pcms {
+		if len(pcm) == 0 {
+			return nil, fmt.Errorf("%s said nothing for %q", t.name, texts[i])
+		}
+		if err := writeWAV(filepath.Join(dir, fmt.Sprintf("%04d.wav", i+1)), pcm, rate); err != nil {
+			return nil, err
+		}
+		clips[i] = clip{pcm, rate}
+	}
+	return clips, nil
+}
