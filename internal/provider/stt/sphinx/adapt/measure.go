@@ -91,7 +91,7 @@ func decodeSet(ctx context.Context, m model, s wer.Set, dir string, b band, mllr
 				mu.Unlock()
 				return
 			}
-			args := []string{"-n", "10", "pocketsphinx_batch",
+			args := []string{
 				"-hmm", m.hmm(""), "-lm", m.lm(), "-dict", m.dict(),
 				"-adcin", "yes", "-adchdr", "44", "-cepdir", dir, "-cepext", ".wav",
 				"-ctl", ctl, "-ctloffset", fmt.Sprint(off), "-ctlcount", fmt.Sprint(cnt),
@@ -99,7 +99,7 @@ func decodeSet(ctx context.Context, m model, s wer.Set, dir string, b band, mllr
 			if mllr != "" {
 				args = append(args, "-mllr", mllr)
 			}
-			if err := run(ctx, "nice", args...); err != nil {
+			if err := run(ctx, "pocketsphinx_batch", args...); err != nil {
 				errs[p] = err
 				return
 			}
