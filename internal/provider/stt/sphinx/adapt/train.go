@@ -60,6 +60,12 @@ func solve(ctx context.Context, m model, work, ctl, lsn, mfcDir, out string) err
 	if err != nil {
 		return err
 	}
+	if logDir != "" {
+		if b, err := os.ReadFile(filepath.Join(logDir, "bw.log")); err == nil {
+			fmt.Fprintf(os.Stderr, "bw could not align %d utterances to their transcripts (ignored; bw.log)\n",
+				strings.Count(string(b), " ignored\n"))
+		}
+	}
 	return run(ctx, filepath.Join(sphinxtrainDir, "mllr_solve"),
 		"-meanfn", m.hmm("means"), "-varfn", m.hmm("variances"),
 		"-outmllrfn", out, "-accumdir", accum)
