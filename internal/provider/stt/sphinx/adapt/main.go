@@ -178,7 +178,8 @@ func measureCmd(ctx context.Context, args []string) error {
 	var c common
 	c.flags(fs)
 	dental := fs.String("text", filepath.Join(pkgDir, "adapt", "testdata", "dental-heldout.txt"), "held-out sentences, one a line")
-	prompts := fs.Int("prompts", 100, "Asterisk prompts to measure on, evenly spread (0: all)")
+	prompts := fs.Int("prompts", 100, "Asterisk prompts to measure on, evenly spread (0: all, -1: none)")
+	voices := fs.String("voices", "flite-slt,festival-kal,espeak-ng", "voices of the held-out sentences (bench/wer's names; \"\": none)")
 	fs.Parse(args)
 	if err := c.check(); err != nil {
 		return err
@@ -189,7 +190,7 @@ func measureCmd(ctx context.Context, args []string) error {
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return err
 	}
-	sets, err := heldOut(ctx, *dental, *prompts)
+	sets, err := heldOut(ctx, *dental, strings.FieldsFunc(*voices, func(r rune) bool { return r == ',' }), *prompts)
 	if err != nil {
 		return err
 	}

@@ -18,13 +18,13 @@ import (
 // sentences in the benchmark's synthetic voices (measuring on them is
 // fair; only training on them would not be) and Allison Smith's Asterisk
 // prompts, real human recordings.
-func heldOut(ctx context.Context, dentalPath string, prompts int) ([]wer.Set, error) {
+func heldOut(ctx context.Context, dentalPath string, voices []string, prompts int) ([]wer.Set, error) {
 	texts, err := readLines(dentalPath)
 	if err != nil {
 		return nil, err
 	}
 	var sets []wer.Set
-	for _, name := range []string{"flite-slt", "festival-kal", "espeak-ng"} {
+	for _, name := range voices {
 		v, err := wer.VoiceNamed(name)
 		if err != nil {
 			return nil, err
@@ -34,6 +34,9 @@ func heldOut(ctx context.Context, dentalPath string, prompts int) ([]wer.Set, er
 			return nil, err
 		}
 		sets = append(sets, s)
+	}
+	if prompts < 0 {
+		return sets, nil
 	}
 	a, err := wer.AsteriskSet(wer.AsteriskSounds, wer.AsteriskTranscript)
 	if err != nil {
