@@ -172,7 +172,7 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 	server := api.New(api.Config{
 		Services: services,
 		Store:    st, OpenAPI: parley.OpenAPI, Logger: log, Registry: reg,
-		RateLimit: c.RateLimit, RateBurst: c.RateBurst,
+		RateLimit: c.RateLimit, RateBurst: c.RateBurst, AfterCommit: killAfterCommit(),
 	})
 	return &App{Config: c, Store: st, Orgs: services.Orgs, Knowledge: services.KnowledgeBases, Messages: services.Messages, API: server, Queue: services.Queue, Webhooks: hooks,
 		TestRuns: runner, UA: ua, Phone: phone, Engine: engine, Log: log}, nil
@@ -257,4 +257,21 @@ func nodeID(c Config) string {
 		host = "parley"
 	}
 	return host + "/" + c.Addr
+}
+
+// killAfterCommit is the process tests' crash between a create request's
+// commit and its answer: with PARLEY_TEST_KILL_AFTER_COMMIT=1 the server
+// SIGKILLs itself there, as a power cut would, so a test can prove that a
+// retry with the same Idempotency-Key returns the committed call.
+func killAfterCommit() func() {
+	if os.Getenv("PARLEY_TEST_KILL_AFTER_COMMIT") != "1" {
+		return nil
+	}
+	return func() {
+		p, err := os.FindProcess(os.Getpid())
+		if err == nil {
+			p.Kill()
+		}
+		select {} // the signal arrives; nothing more is answered
+	}
 }

@@ -108,6 +108,13 @@ func (q *Queue) Wake() {
 // concurrent requests never admit more calls than the limit. A call that
 // ReservesLine needs two free lines: its own and its far end's.
 func (q *Queue) Place(ctx context.Context, c *model.Call, skipQueue bool) error {
+	return q.PlaceRecorded(ctx, c, skipQueue, nil)
+}
+
+// PlaceRecorded is Place with record run in the transaction that stores
+// the call, after it (an API request's Idempotency-Key): its error undoes
+// the call and is returned.
+func (q *Queue) PlaceRecorded(ctx context.Context, c *model.Call, skipQueue bool, record func(store.Tx, model.Call) error) error {
 	if err := q.awaitRecovery(ctx); err != nil {
 		return err
 	}
@@ -128,7 +135,10 @@ func (q *Queue) Place(ctx context.Context, c *model.Call, skipQueue bool) error 
 				return err
 			}
 		}
-		return tx.CreateCall(ctx, c)
+		if err := tx.CreateCall(ctx, c); err != nil || record == nil {
+			return err
+		}
+		return record(tx, *c)
 	})
 	switch {
 	case errors.Is(err, ErrConcurrencyLimit):
