@@ -69,6 +69,7 @@ func letterDigitRuns(s string) []string {
 }
 
 func isDigit(c rune) bool { return c >= '0' && c <= '9' }
+
 // money reads "40" as forty dollars, "12.50" as twelve dollars fifty cents.
 func money(amount string) ([]string, bool) {
 	whole, cents, hasCents := strings.Cut(amount, ".")
