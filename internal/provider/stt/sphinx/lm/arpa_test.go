@@ -124,33 +124,67 @@ func (a *arpa) p(ctx []string, w string) float64 {
 
 // checkSums fails t unless every context's distribution over the
 // vocabulary (<s> excepted) sums to 1 within tol; it returns the contexts
-// checked.
+// checked. P(w|ctx) is the ARPA back-off, computed for every word from the
+// lower order's whole distribution.
 func checkSums(t *testing.T, a *arpa, tol float64) int {
 	t.Helper()
-	var contexts [][]string
-	contexts = append(contexts, nil)
-	for k := 0; k < 2; k++ {
+	index := map[string]int{}
+	for i, w := range a.words {
+		index[w] = i
+	}
+	// explicit[k][ctx] are the words with an explicit (k+2)-gram after ctx
+	explicit := [2]map[string][]int{{}, {}}
+	for k := 1; k < 3; k++ {
 		for key := range a.prob[k] {
-			if key != eos {
-				contexts = append(contexts, strings.Fields(key))
-			}
+			i := strings.LastIndexByte(key, ' ')
+			explicit[k-1][key[:i]] = append(explicit[k-1][key[:i]], index[key[i+1:]])
 		}
 	}
-	bad := 0
-	for _, ctx := range contexts {
+	dist := func(lower []float64, ctx string, k int) []float64 {
+		d := make([]float64, len(a.words))
+		bow := math.Pow(10, a.bow[ctx])
+		for i := range d {
+			d[i] = bow * lower[i]
+		}
+		for _, i := range explicit[k][ctx] {
+			d[i] = math.Pow(10, a.prob[k+1][ctx+" "+a.words[i]])
+		}
+		return d
+	}
+	unigram := make([]float64, len(a.words))
+	for i, w := range a.words {
+		unigram[i] = math.Pow(10, a.prob[0][w])
+	}
+	bad, checked := 0, 0
+	check := func(ctx string, d []float64) {
+		checked++
 		var sum float64
-		for _, w := range a.words {
-			if w != bos {
-				sum += a.p(ctx, w)
+		for i, p := range d {
+			if a.words[i] != bos {
+				sum += p
 			}
 		}
 		if math.Abs(sum-1) > tol {
 			if bad++; bad <= 5 {
-				t.Errorf("context %q sums to %.6f", strings.Join(ctx, " "), sum)
+				t.Errorf("context %q sums to %.6f", ctx, sum)
 			}
 		}
 	}
-	return len(contexts)
+	check("", unigram)
+	bigram := map[string][]float64{}
+	for _, v := range a.words {
+		if v != eos {
+			bigram[v] = dist(unigram, v, 0)
+			check(v, bigram[v])
+		}
+	}
+	for ctx := range a.prob[1] {
+		if !strings.HasSuffix(ctx, " "+eos) {
+			v := ctx[strings.IndexByte(ctx, ' ')+1:]
+			check(ctx, dist(bigram[v], ctx, 1))
+		}
+	}
+	return checked
 }
 
 func sentences(lines ...string) [][]string {

@@ -20,8 +20,8 @@ const DefaultBaseDict = "/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict"
 // Default interpolation weights (see the package documentation for how
 // they were chosen).
 const (
-	DefaultDomainWeight       = 0.5
-	DefaultConversationWeight = 0.5
+	DefaultDomainWeight       = 0.3
+	DefaultConversationWeight = 0.7
 )
 
 // File names Build writes under its directory.
