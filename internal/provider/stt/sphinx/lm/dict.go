@@ -2,6 +2,7 @@ package lm
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -26,20 +27,20 @@ func readDict(r io.Reader, words map[string]struct{}) (map[string][]string, erro
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 64<<10)
 	for sc.Scan() {
-		line := sc.Text()
-		head, phones, ok := strings.Cut(line, " ")
+		line := sc.Bytes()
+		head, phones, ok := bytes.Cut(line, []byte(" "))
 		if !ok {
 			continue
 		}
 		word := head
-		if i := strings.IndexByte(head, '('); i > 0 && strings.HasSuffix(head, ")") {
+		if i := bytes.IndexByte(head, '('); i > 0 && bytes.HasSuffix(head, []byte(")")) {
 			word = head[:i]
 		}
-		if _, want := words[word]; !want {
+		if _, want := words[string(word)]; !want { // no allocation: the compiler reads the bytes in place
 			continue
 		}
-		if phones = strings.Join(strings.Fields(phones), " "); phones != "" && knownPhones(phones) {
-			prons[word] = append(prons[word], phones)
+		if p := strings.Join(strings.Fields(string(phones)), " "); p != "" && knownPhones(p) {
+			prons[string(word)] = append(prons[string(word)], p)
 		}
 	}
 	if err := sc.Err(); err != nil {
