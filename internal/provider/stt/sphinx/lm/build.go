@@ -75,7 +75,11 @@ func (o Options) withDefaults() Options {
 // pronunciation dictionary for conversations about texts (the agent's
 // prompt, first message, flow nodes, knowledge, ...), interpolated with a
 // general conversational corpus. It returns the two files' paths. The same
-// inputs give the same bytes, so a cache keyed by the texts is exact.
+// inputs give the same bytes, so a cache keyed by the texts is exact. Each
+// file is written under a temporary name and renamed into place, so a
+// reader never sees half of one; two builds into one dir at once must be
+// of the same texts, or the model and dictionary may come from different
+// builds.
 func Build(ctx context.Context, texts []string, dir string, opt Options) (Files, error) {
 	opt = opt.withDefaults()
 	if opt.Weights.Domain < 0 || opt.Weights.Conversation < 0 {

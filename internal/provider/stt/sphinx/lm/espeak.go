@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os/exec"
+	"runtime"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -13,8 +16,8 @@ import (
 const DefaultEspeak = "espeak-ng"
 
 // guess asks espeak-ng how the en-us voice says each word and maps its
-// phonemes to the acoustic model's phones. All words go through one run,
-// one word a line (each its own clause, so espeak-ng prints one line for
+// phonemes to the acoustic model's phones. Words go through one run (one
+// per core when there are many), one word a line (each its own clause, so espeak-ng prints one line for
 // it); if the lines do not match the words, the batch is halved until they
 // do, so one odd word cannot shift the others' answers. A word espeak-ng
 // says as more than one word (a Roman numeral, a symbol), in a script
@@ -27,12 +30,30 @@ func guess(ctx context.Context, espeak string, words []string) (map[string]strin
 			latin = append(latin, w)
 		}
 	}
+	// espeak-ng takes about a millisecond a word: many words are split
+	// between processes, one a core.
+	parts := min(runtime.GOMAXPROCS(0), (len(latin)+minBatch-1)/minBatch)
+	outs := make([]map[string]string, parts)
+	errs := make([]error, parts)
+	var wg sync.WaitGroup
+	for i := range parts {
+		outs[i] = map[string]string{}
+		chunk := latin[i*len(latin)/parts : (i+1)*len(latin)/parts]
+		wg.Go(func() { errs[i] = guessBatch(ctx, espeak, chunk, outs[i]) })
+	}
+	wg.Wait()
 	out := map[string]string{}
-	if err := guessBatch(ctx, espeak, latin, out); err != nil {
-		return nil, err
+	for i := range parts {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		maps.Copy(out, outs[i])
 	}
 	return out, nil
 }
+
+// minBatch is the fewest words worth a process of their own.
+const minBatch = 200
 
 func guessBatch(ctx context.Context, espeak string, words []string, out map[string]string) error {
 	if len(words) == 0 {
