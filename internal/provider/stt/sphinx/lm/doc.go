@@ -38,6 +38,10 @@
 // for every n-gram either holds, over the union of their vocabularies, and
 // each context's back-off weight is recomputed from the mixture so its
 // distribution sums to 1 (as SRILM's static interpolation does).
+// Interpolated modified Kneser-Ney, tried in Witten-Bell's place, gave the
+// same in-domain perplexity on the test agent (65.3 against 65.2) and a
+// worse general one (32.4 against 27.2): its continuation counts want
+// more text than an agent has.
 //
 // The default domain weight λ is 0.3. Measured on the test agent
 // (testdata/clinic.txt, a dental front desk with invented names), the
