@@ -374,7 +374,7 @@ func TestTwoServersShareTheLimit(t *testing.T) {
 
 // createSchema makes an empty, migrated schema for the test and returns a
 // database URL that selects it; the schema is dropped afterwards.
-func createSchema(t *testing.T, url, schema string) string {
+func createSchema(t testing.TB, url, schema string) string {
 	t.Helper()
 	st, err := postgres.Open(context.Background(), url, postgres.WithSchema(schema))
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/sms/twilio/twiliotest"
 	"github.com/parley-voice/parley/internal/store"
 )
 
@@ -161,4 +162,49 @@ func mustJSON(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// Idempotency-Key on POST /messages, on both stores: a retry answers the
+// first response (the message as delivered) without texting twice; ten
+// at once send one text; another body is 409.
+func TestIdempotentMessages(t *testing.T) {
+	for name, engine := range engines(t) {
+		t.Run(name, func(t *testing.T) {
+			carrier := twiliotest.New(t, twiliotest.Options{})
+			e := newEnv(t, engine)
+			conn := e.create("/v1/messaging-connections", map[string]any{"provider": "twilio", "accountSid": carrier.AccountSID,
+				"authToken": carrier.AuthToken, "fromNumber": "+14155550100", "baseUrl": carrier.URL})
+			body := map[string]any{"to": "+14155550199", "messagingConnectionId": conn["id"], "body": "Your table is booked."}
+			first := e.requestWith("POST", "/v1/messages", body, e.key, keyed("text-1"))
+			if first.Status != http.StatusCreated || first.Data(t)["status"] != "sent" {
+				t.Fatalf("first: %d %s", first.Status, first.Body)
+			}
+			again := e.requestWith("POST", "/v1/messages", body, e.key, keyed("text-1"))
+			if again.Status != http.StatusCreated || !bytes.Equal(again.Body, first.Body) || again.Header.Get("Idempotent-Replayed") != "true" {
+				t.Fatalf("retry: %d %s\nfirst: %s", again.Status, again.Body, first.Body)
+			}
+			body["body"] = "Another text."
+			if r := e.requestWith("POST", "/v1/messages", body, e.key, keyed("text-1")); r.Status != http.StatusConflict {
+				t.Fatalf("another body with the key: %d %s", r.Status, r.Body)
+			}
+			const n = 10
+			answers := make([]response, n)
+			var wg sync.WaitGroup
+			for i := range n {
+				wg.Go(func() { answers[i] = e.requestWith("POST", "/v1/messages", body, e.key, keyed("text-2")) })
+			}
+			wg.Wait()
+			for i, r := range answers {
+				if r.Status != http.StatusCreated || r.Data(t)["id"] != answers[0].Data(t)["id"] {
+					t.Errorf("concurrent request %d: %d %s", i, r.Status, r.Body)
+				}
+			}
+			if got := len(carrier.Messages()); got != 2 {
+				t.Errorf("the carrier was asked %d times, want 2 (one per key)", got)
+			}
+			if got := len(e.must(http.StatusOK, "GET", "/v1/messages", nil).List(t)); got != 2 {
+				t.Errorf("%d messages stored, want 2", got)
+			}
+		})
+	}
 }
