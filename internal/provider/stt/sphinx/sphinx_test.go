@@ -3,7 +3,6 @@ package sphinx
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,7 +15,7 @@ import (
 )
 
 // voices caches espeak-ng's speech by text: tests share sentences.
-var voices sync.Map // text -> []int16 at 22050 Hz... with its rate
+var voices sync.Map // text -> voice
 
 type voice struct {
 	pcm  []int16
@@ -540,10 +539,8 @@ func BenchmarkStream(b *testing.B) {
 				closing += time.Since(t0)
 			}
 			audioS := stt.Duration(len(in), 8000).Seconds() * float64(b.N)
-			b.ReportMetric((cpuTime() - c0).Seconds()/audioS, "cpu-s/audio-s")
+			b.ReportMetric((cpuTime()-c0).Seconds()/audioS, "cpu-s/audio-s")
 			b.ReportMetric(float64(closing.Milliseconds())/float64(b.N), "close-ms")
 		})
 	}
 }
-
-var _ = fmt.Sprint
