@@ -16,7 +16,7 @@ type SphinxConfig struct {
 }
 
 func sphinxFlags(fs *flag.FlagSet, c *SphinxConfig) {
-	fs.IntVar(&c.Decoders, "sphinx-decoders", sphinx.DefaultDecoders(), fmt.Sprintf("--stt local: pocketsphinx decoders (utterances recognised at once; each loads in about 0.5 s on first use and holds about 60 MB; one per CPU, at most %d, by default)", sphinx.MaxDecoders))
+	fs.IntVar(&c.Decoders, "sphinx-decoders", sphinx.DefaultDecoders(), fmt.Sprintf("--stt local: pocketsphinx decoders (utterances recognised at once; each loads in about 0.5 s on first use and holds about 90 MB; one per CPU, at most %d, by default)", sphinx.MaxDecoders))
 	fs.StringVar(&c.MLLR, "sphinx-mllr", "", "--stt local: an acoustic adaptation transform for the pocketsphinx model (an mllr_matrix file); default none")
 }
 

@@ -17,7 +17,7 @@ const (
 	// DefaultModelDir is where Debian's pocketsphinx-en-us puts the model.
 	DefaultModelDir = "/usr/share/pocketsphinx/model/en-us"
 	// MaxDecoders bounds the default pool: each generic decoder holds
-	// about 60 MB.
+	// about 90 MB.
 	MaxDecoders = 4
 	// MaxAudio is the longest utterance recognised: Transcribe refuses a
 	// longer one, a stream ignores what is written past it.
