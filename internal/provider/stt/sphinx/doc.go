@@ -97,7 +97,11 @@
 // speech): the generic model is a fallback; a domain model is what makes
 // the recogniser usable, and it hears only the domain's words. The
 // generic model costs about 0.6 CPU seconds per second of speech, a
-// domain model about 0.07. An utterance longer than [MaxAudio] is refused
+// domain model about 0.07. A stream holds its decoder from the first
+// word to the end of the turn, decoding or not: a pool of N lets N
+// callers speak at once, the next waits for a turn to end (its audio
+// queues meanwhile and decodes faster than real time once it has a
+// decoder). An utterance longer than [MaxAudio] is refused
 // by Transcribe and cut there by a stream. Building with -tags nosphinx
 // leaves the binding out (the binary can then be fully static): Available
 // reports the engine unavailable.
