@@ -21,8 +21,8 @@ func sphinxFlags(fs *flag.FlagSet, c *SphinxConfig) {
 }
 
 func (c SphinxConfig) check() []error {
-	if c.Decoders < 1 {
-		return []error{errors.New("--sphinx-decoders must be at least 1")}
+	if c.Decoders < 0 {
+		return []error{errors.New("--sphinx-decoders must not be negative (0: one per CPU, at most 4)")}
 	}
 	return nil
 }
