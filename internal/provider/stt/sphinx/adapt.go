@@ -140,7 +140,7 @@ func (c *domains) load(key string, texts []string) (*adapted, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	p := newPool(a, c.r.args(lm, dict), key, c.r.c.DomainDecoders, func() { os.RemoveAll(dir) })
+	p := newPool(a, c.r.args(lm, dict), c.r.c.DomainDecoders, func() { os.RemoveAll(dir) })
 	if err := p.warm(c.ctx); err != nil {
 		p.close()
 		return nil, err
@@ -234,6 +234,3 @@ func (a *adapted) Transcribe(ctx context.Context, pcm []int16, rate int, languag
 func (a *adapted) Open(ctx context.Context, rate int, language string) (stt.Stream, error) {
 	return open(ctx, a.get, rate, language)
 }
-
-// Key is the domain's key (stt.Domain.Key).
-func (a *adapted) Key() string { return a.pool.key }

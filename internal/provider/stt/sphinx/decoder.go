@@ -14,13 +14,12 @@ import (
 type decoder struct {
 	api *api
 	ps  uintptr
-	key string // the domain it was loaded for ("" generic)
 }
 
 // newDecoder parses args (option, value pairs as pocketsphinx_continuous
 // takes them) and loads a decoder with them: a second or more for the
 // generic model.
-func newDecoder(a *api, args []string, key string) (*decoder, error) {
+func newDecoder(a *api, args []string) (*decoder, error) {
 	argv := make([]*byte, len(args)+1) // NULL-terminated, as C's argv
 	for i, s := range args {
 		b := append([]byte(s), 0)
@@ -37,7 +36,7 @@ func newDecoder(a *api, args []string, key string) (*decoder, error) {
 		return nil, fmt.Errorf("%w: pocketsphinx could not load the models of %s (pocketsphinx_continuous -infile <a 16 kHz WAV> with those options says why)",
 			stt.ErrUnavailable, strings.Join(args, " "))
 	}
-	return &decoder{api: a, ps: ps, key: key}, nil
+	return &decoder{api: a, ps: ps}, nil
 }
 
 // start begins an utterance.

@@ -16,7 +16,6 @@ import (
 type pool struct {
 	api  *api
 	args []string // the decoders' options
-	key  string   // the domain ("" generic)
 
 	slots chan struct{} // one token per decoder lent or being loaded
 
@@ -32,8 +31,8 @@ type pool struct {
 // newPool returns a pool of up to size decoders loaded with args. cleanup
 // (may be nil) runs once, after close, when no decoder is being loaded:
 // it may remove the model files.
-func newPool(a *api, args []string, key string, size int, cleanup func()) *pool {
-	return &pool{api: a, args: args, key: key, slots: make(chan struct{}, size), cleanup: cleanup}
+func newPool(a *api, args []string, size int, cleanup func()) *pool {
+	return &pool{api: a, args: args, slots: make(chan struct{}, size), cleanup: cleanup}
 }
 
 // errClosed is what borrowing from a closed pool returns.
@@ -71,7 +70,7 @@ func (p *pool) borrow(ctx context.Context) (*decoder, error) {
 	}
 	p.loading++
 	p.mu.Unlock()
-	d, err := newDecoder(p.api, p.args, p.key)
+	d, err := newDecoder(p.api, p.args)
 	p.mu.Lock()
 	p.loading--
 	if err != nil && p.err == nil {

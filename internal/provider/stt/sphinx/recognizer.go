@@ -192,7 +192,7 @@ func (r *Recognizer) pool() (*pool, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.generic = newPool(a, r.args(filepath.Join(r.c.ModelDir, lmFile), filepath.Join(r.c.ModelDir, dictFile)), "", r.c.Decoders, nil)
+	r.generic = newPool(a, r.args(filepath.Join(r.c.ModelDir, lmFile), filepath.Join(r.c.ModelDir, dictFile)), r.c.Decoders, nil)
 	return r.generic, nil
 }
 
@@ -223,7 +223,7 @@ func (r *Recognizer) Open(ctx context.Context, rate int, language string) (stt.S
 	return open(ctx, r.pool, rate, language)
 }
 
-// check validates a request before any decoder is borrowed.
+// request validates a request before any decoder is borrowed.
 func request(rate int, language string) error {
 	if !supported(language) {
 		return fmt.Errorf("%w: %q (pocketsphinx has en-US only)", stt.ErrLanguage, language)
