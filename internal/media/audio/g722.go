@@ -13,7 +13,7 @@ package audio
 // G722Encoder encodes 16 kHz PCM to G.722. Its state carries from one call
 // to the next, so a leg keeps one encoder for its whole stream.
 type G722Encoder struct {
-	qmf       [24]int // the last 24 input samples, oldest first
+	qmf       qmfHistory
 	low, high adpcmBand
 	pending   int16 // an odd sample waiting for its pair
 	hasPend   bool
@@ -45,17 +45,12 @@ func (e *G722Encoder) Encode(dst []byte, pcm []int16) []byte {
 	return dst
 }
 
+//go:norace
 func (e *G722Encoder) encodePair(a, b int16) byte {
-	copy(e.qmf[:], e.qmf[2:])
-	e.qmf[22], e.qmf[23] = int(a), int(b)
 	// Transmit QMF: the even and odd taps of the filter give the sum and
 	// difference of the two sub-bands (DC gain 4096, plus one bit for the
 	// sum and one for the 15-bit coders).
-	var even, odd int
-	for i := range 12 {
-		odd += e.qmf[2*i] * qmfTaps[i]
-		even += e.qmf[2*i+1] * qmfTaps[11-i]
-	}
+	odd, even := e.qmf.filter(int(a), int(b))
 	xl := limit15((even + odd) >> 14)
 	xh := limit15((even - odd) >> 14)
 	il := e.low.quantizeLow(xl)
@@ -65,7 +60,7 @@ func (e *G722Encoder) encodePair(a, b int16) byte {
 
 // G722Decoder decodes G.722 to 16 kHz PCM, state carried between calls.
 type G722Decoder struct {
-	qmf       [24]int
+	qmf       qmfHistory
 	low, high adpcmBand
 }
 
@@ -82,21 +77,48 @@ func (d *G722Decoder) Decode(dst []int16, b []byte) []int16 {
 	for _, c := range b {
 		rl := d.low.decodeLow(int(c & 0x3f))
 		rh := d.high.decodeHigh(int(c >> 6))
-		copy(d.qmf[:], d.qmf[2:])
-		d.qmf[22], d.qmf[23] = rl+rh, rl-rh
-		var x1, x2 int
-		for i := range 12 {
-			x2 += d.qmf[2*i] * qmfTaps[i]
-			x1 += d.qmf[2*i+1] * qmfTaps[11-i]
-		}
+		x2, x1 := d.qmf.filter(rl+rh, rl-rh)
 		// DC gain 4096, less one bit back from the 15-bit coders.
 		dst = append(dst, saturate16(x1>>11), saturate16(x2>>11))
 	}
 	return dst
 }
 
-// qmfTaps are half of the 24-tap QMF (it is symmetric), scaled by 8192.
-var qmfTaps = [12]int{3, -11, 12, 32, -210, 951, 3876, -805, 362, -156, 53, -11}
+// qmfTaps are half of the 24-tap QMF (it is symmetric), scaled by 8192,
+// and qmfTapsReversed the same backwards.
+var (
+	qmfTaps         = [12]int{3, -11, 12, 32, -210, 951, 3876, -805, 362, -156, 53, -11}
+	qmfTapsReversed = [12]int{-11, 53, -156, 362, -805, 3876, 951, -210, 32, 12, -11, 3}
+)
+
+// qmfHistory is the QMF's last 24 samples, kept twice over (x[k] ==
+// x[k+24]) so the window x[pos:pos+24], oldest first, is contiguous
+// without shifting it every pair.
+type qmfHistory struct {
+	x   [48]int
+	pos int
+}
+
+// filter takes the next two samples and returns the two polyphase sums
+// over the window: the taps at its even positions, and at its odd ones
+// (the filter reversed).
+//
+//go:norace
+func (h *qmfHistory) filter(a, b int) (evenTaps, oddTaps int) {
+	h.pos += 2
+	if h.pos == 24 {
+		h.pos = 0
+	}
+	// The newest pair goes at window offsets 22 and 23, and in the copy.
+	k := (h.pos + 22) % 24 // even: the pair never wraps
+	h.x[k], h.x[k+1], h.x[k+24], h.x[k+25] = a, b, a, b
+	w := (*[24]int)(h.x[h.pos : h.pos+24])
+	for i := range 12 {
+		evenTaps += w[2*i] * qmfTaps[i]
+		oddTaps += w[2*i+1] * qmfTapsReversed[i]
+	}
+	return evenTaps, oddTaps
+}
 
 func limit15(x int) int { return min(max(x, -16384), 16383) }
 

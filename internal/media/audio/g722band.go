@@ -4,6 +4,13 @@ package audio
 // SCALEL/H), and the pole-zero predictor (two poles, six zeros) updated
 // from each quantized difference (ITU-T G.722 block 4). The encoder and
 // decoder run the same adaptation on the same codes.
+//
+// The per-sample functions are marked go:norace. They touch only their
+// coder's own state, which one goroutine owns (a leg's pacer encodes, its
+// reader decodes); the race detector multiplied their cost by 20 (2.2 ms a
+// frame), enough to starve the media clocks of `go test -race` runs with a
+// few G.722 legs. Encode and Decode, which touch the callers' slices, stay
+// instrumented.
 
 type bandKind int
 
@@ -68,16 +75,22 @@ var (
 )
 
 // quantizeLow codes the low band's sample x and adapts: the 6-bit code.
+//
+//go:norace
 func (b *adpcmBand) quantizeLow(x int) int {
 	e := sat16(x - b.s)
 	m := e
 	if e < 0 {
 		m = -(e + 1)
 	}
-	i := 1
-	for ; i < len(lowLevels); i++ {
-		if m < (lowLevels[i]*b.det)>>12 {
-			break
+	// The first level above m (levels only grow): binary search.
+	i, hi := 1, len(lowLevels)
+	for i < hi {
+		mid := (i + hi) / 2
+		if m < (lowLevels[mid]*b.det)>>12 {
+			hi = mid
+		} else {
+			i = mid + 1
 		}
 	}
 	code := lowPosCode[i]
@@ -89,6 +102,8 @@ func (b *adpcmBand) quantizeLow(x int) int {
 }
 
 // decodeLow reconstructs the low band from its 6-bit code and adapts.
+//
+//go:norace
 func (b *adpcmBand) decodeLow(code int) int {
 	r := limit15(b.s + (b.det*lowInverse6[code])>>15)
 	b.adapt4(code >> 2)
@@ -96,6 +111,8 @@ func (b *adpcmBand) decodeLow(code int) int {
 }
 
 // adapt4 updates the low band from the embedded 4-bit code.
+//
+//go:norace
 func (b *adpcmBand) adapt4(code4 int) {
 	d := (b.det * lowInverse4[code4]) >> 15
 	b.nb = min(max((b.nb*127)>>7+lowScaleStep[lowMagnitude[code4]], 0), 18432)
@@ -104,6 +121,8 @@ func (b *adpcmBand) adapt4(code4 int) {
 }
 
 // quantizeHigh codes the high band's sample x and adapts: the 2-bit code.
+//
+//go:norace
 func (b *adpcmBand) quantizeHigh(x int) int {
 	e := sat16(x - b.s)
 	m := e
@@ -127,6 +146,8 @@ func (b *adpcmBand) quantizeHigh(x int) int {
 }
 
 // decodeHigh reconstructs the high band from its 2-bit code and adapts.
+//
+//go:norace
 func (b *adpcmBand) decodeHigh(code int) int {
 	d := (b.det * highInverse[code]) >> 15
 	r := limit15(b.s + d)
@@ -134,6 +155,7 @@ func (b *adpcmBand) decodeHigh(code int) int {
 	return r
 }
 
+//go:norace
 func (b *adpcmBand) adaptHigh(code int) {
 	d := (b.det * highInverse[code]) >> 15
 	b.nb = min(max((b.nb*127)>>7+highScaleStep[highMagnitude[code]], 0), 22528)
@@ -143,6 +165,8 @@ func (b *adpcmBand) adaptHigh(code int) {
 
 // scale turns nb into the quantizer scale: a table mantissa shifted by its
 // exponent (SCALEL with shift 8, SCALEH with 10).
+//
+//go:norace
 func (b *adpcmBand) scale(shift int) int {
 	m := scaleTable[(b.nb>>6)&31]
 	sh := shift - b.nb>>11
@@ -155,6 +179,8 @@ func (b *adpcmBand) scale(shift int) int {
 // predict takes the quantized difference d: it reconstructs the signal,
 // adapts the pole and zero coefficients by the signs of recent values, and
 // forms the next estimate s.
+//
+//go:norace
 func (b *adpcmBand) predict(d int) {
 	b.d[0] = d
 	b.r[0] = sat16(b.s + d)
