@@ -188,7 +188,7 @@ func newPhone(c Config, st store.Store, box *secret.Box, services api.Services, 
 	sc := sipua.Config{
 		ListenAddr: c.SIPAddr, PublicHost: c.SIPPublicHost, RTPPortMin: lo, RTPPortMax: hi,
 		MaxDialogs: c.SIPMaxDialogs, MediaTimeout: c.SIPMediaTimeout, UserAgent: "Parley/" + version(), Logger: log,
-		TLSAddr: c.SIPTLSAddr,
+		TLSAddr: c.SIPTLSAddr, Codecs: c.sipCodecs(),
 	}
 	if c.SIPTLSCert != "" {
 		cert, err := tls.LoadX509KeyPair(c.SIPTLSCert, c.SIPTLSKey)

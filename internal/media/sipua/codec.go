@@ -1,6 +1,7 @@
 package sipua
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -28,6 +29,16 @@ func pcmRate(c dmedia.Codec) int {
 		return 16000
 	}
 	return int(c.SampleRate)
+}
+
+// CheckCodecs reports whether names is a usable Config.Codecs: at least
+// one, each G722, PCMU or PCMA (any case).
+func CheckCodecs(names []string) error {
+	if len(names) == 0 {
+		return errors.New("name at least one codec (G722, PCMU, PCMA)")
+	}
+	_, err := mediaCodecs(names)
+	return err
 }
 
 // mediaCodecs maps codec names to diago's, telephone-event last.
