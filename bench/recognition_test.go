@@ -24,7 +24,7 @@ type recognitionConfig struct {
 	sets    []string      // SETS: asterisk, dental, everyday (default all three)
 	voices  []string      // VOICES: voices of the sentence sets (default flite-slt,festival-kal,espeak-ng)
 	limit   int           // LIMIT: utterances per set and voice, evenly spread (default 30; 0: all)
-	codecs  []string      // CODECS: PCMU, G722 (default both; G.722 reports "not yet" while sipua lacks it)
+	codecs  []string      // CODECS: PCMU, G722 (default both)
 	models  []string      // MODELS: generic, adapted (default both; adapted needs an stt.Adaptable engine)
 	engine  string        // ENGINE: the recognizer (default sphinx: internal/provider/stt/sphinx)
 	timeout time.Duration // TIMEOUT: the engine's limit per utterance, where it has one (sphinx has none; default 60s, so a loaded machine slows the run instead of failing turns)

@@ -200,7 +200,7 @@ func newPhone(c Config, st store.Store, box *secret.Box, services api.Services, 
 	sc := sipua.Config{
 		ListenAddr: c.SIPAddr, PublicHost: c.SIPPublicHost, RTPPortMin: lo, RTPPortMax: hi,
 		MaxDialogs: c.SIPMaxDialogs, MediaTimeout: c.SIPMediaTimeout, UserAgent: "Parley/" + version(), Logger: log,
-		TLSAddr:   c.SIPTLSAddr,
+		TLSAddr: c.SIPTLSAddr, Codecs: c.sipCodecs(),
 		Admission: sipua.Admission{Rate: c.SIPInviteRate, Burst: c.SIPInviteBurst, Exempt: telephony.LoopbackSigned(box)},
 	}
 	if c.SIPTLSCert != "" {

@@ -98,6 +98,7 @@ var defaultKeys = map[string]string{
 	"hold":     "2000",
 	"ring":     "0",
 	"audio":    "1",
+	"formats":  "0 8 101",
 	"bye":      "send",
 	"from":     "sipp",
 	"code":     "503",

@@ -42,7 +42,7 @@ const postCallGrace = 2 * time.Second
 func (p *Phone) answered(ctx context.Context, orgID, callID, agentID string, leg *sipua.Leg, trunk Trunk) (*line, error) {
 	l := &line{p: p, leg: leg, trunk: trunk, ended: make(chan struct{})}
 	if p.Recordings != nil {
-		rec, err := p.Recordings.Create(orgID, callID)
+		rec, err := p.Recordings.Create(orgID, callID, leg.Rate())
 		if err != nil {
 			p.log().Error("recording not started", "call_id", callID, "err", err)
 		} else {
@@ -52,7 +52,7 @@ func (p *Phone) answered(ctx context.Context, orgID, callID, agentID string, leg
 	}
 	var live *Live
 	err := p.Store.View(ctx, func(tx store.Tx) (err error) {
-		live = &Live{Session: leg, Rate: sipua.Rate, line: l, Answered: time.Now(), PostCallBudget: p.postCallBudget()}
+		live = &Live{Session: leg, Rate: leg.Rate(), line: l, Answered: time.Now(), PostCallBudget: p.postCallBudget()}
 		if live.Call, err = tx.GetCall(ctx, orgID, callID); err != nil {
 			return err
 		}

@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -37,7 +36,9 @@ type Config struct {
 	UserAgent    string
 	Logger       *slog.Logger
 	// Codecs are the audio codecs offered and accepted, in preference
-	// order: "PCMU", "PCMA" (default both, PCMU first).
+	// order, from "G722", "PCMU" and "PCMA" (default DefaultCodecs: all
+	// three, G722 first). Answering, the first of ours the offer lists
+	// wins, whatever the offer's order.
 	Codecs []string
 	// TLSAddr, when set, listens for SIP over TLS there and lets calls go
 	// out over TLS. TLSCert is the server certificate (nil: a self-signed
@@ -165,25 +166,6 @@ func New(cfg Config) (*UA, error) {
 	)
 	u.dg = diago.NewDiago(ua, opts...)
 	return u, nil
-}
-
-// mediaCodecs maps codec names to diago's, telephone-event last.
-func mediaCodecs(names []string) ([]dmedia.Codec, error) {
-	if len(names) == 0 {
-		names = []string{"PCMU", "PCMA"}
-	}
-	var out []dmedia.Codec
-	for _, n := range names {
-		switch strings.ToUpper(n) {
-		case "PCMU":
-			out = append(out, dmedia.CodecAudioUlaw)
-		case "PCMA":
-			out = append(out, dmedia.CodecAudioAlaw)
-		default:
-			return nil, fmt.Errorf("codec %q is not supported (PCMU, PCMA)", n)
-		}
-	}
-	return append(out, dmedia.CodecTelephoneEvent8000), nil
 }
 
 // freePort finds a port free on host for both UDP and TCP.
