@@ -15,6 +15,7 @@ import (
 	"github.com/parley-voice/parley/bench/wer"
 	"github.com/parley-voice/parley/internal/provider/stt"
 	"github.com/parley-voice/parley/internal/provider/stt/sphinx"
+	"github.com/parley-voice/parley/internal/provider/stt/sphinx/lm"
 )
 
 // recognitionConfig is the shape of a BenchmarkRecognition run, from the
@@ -118,7 +119,7 @@ func (c recognitionConfig) recognizer(tb testing.TB) stt.Recognizer {
 		if err := sphinx.Available(); err != nil {
 			tb.Fatal(err)
 		}
-		r := sphinx.New(sphinx.Config{}) // no limit per utterance: a loaded machine makes it late
+		r := sphinx.New(sphinx.Config{Builder: sphinx.LMBuilder(lm.Options{})}) // no limit per utterance: a loaded machine makes it late
 		tb.Cleanup(func() { r.Close() })
 		return r
 	default:

@@ -15,7 +15,7 @@ import (
 // requireLocalSpeech fails under CI and skips elsewhere when espeak-ng or
 // what the local recognizer loads (pocketsphinx's libraries and model) is
 // missing.
-func requireLocalSpeech(t *testing.T) {
+func requireLocalSpeech(t testing.TB) {
 	t.Helper()
 	var missing error
 	if _, err := exec.LookPath("espeak-ng"); err != nil {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/parley-voice/parley/internal/provider/stt/sphinx"
+	"github.com/parley-voice/parley/internal/provider/stt/sphinx/lm"
 )
 
 // SphinxConfig is --stt local's: pocketsphinx decoders in the process.
@@ -28,7 +29,9 @@ func (c SphinxConfig) check() []error {
 }
 
 // recognizer is the local engine: its decoders are loaded on first use,
-// domain models are built under the data directory's cache/sphinx.
+// each agent's domain model (package lm) is built under the data
+// directory's cache/sphinx.
 func (c SphinxConfig) recognizer(dataDir string) *sphinx.Recognizer {
-	return sphinx.New(sphinx.Config{Decoders: c.Decoders, MLLR: c.MLLR, CacheDir: filepath.Join(dataDir, "cache", "sphinx")})
+	return sphinx.New(sphinx.Config{Decoders: c.Decoders, MLLR: c.MLLR, CacheDir: filepath.Join(dataDir, "cache", "sphinx"),
+		Builder: sphinx.LMBuilder(lm.Options{})})
 }

@@ -52,6 +52,7 @@ func Run(t *testing.T, open Opener) {
 		{"TestSuiteCascades", testSuiteCascadeTests},
 		{"Cascades", cascadeTests},
 		{"Transactions", transactionTests},
+		{"IdempotencyKeys", idempotencyTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
