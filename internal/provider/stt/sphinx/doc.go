@@ -32,7 +32,9 @@
 // decodes it before Write returns, on the caller's goroutine (the
 // pipeline's recognizer goroutine, never the call's audio loop). 200 ms
 // of conditioned silence go before the speech and after it. Partial reads
-// ps_get_hyp: the best hypothesis so far. Close ends the utterance
+// ps_get_hyp, the best hypothesis so far, or while a Write is decoding
+// the one read last (Write reads one every tenth of a second of audio):
+// the call's loop asks for it and must not wait. Close ends the utterance
 // (ps_end_utt), reads the final hypothesis and gives the decoder back; a
 // canceled stream's Close ends the utterance without reading it and
 // returns ctx.Err(). Every C call on a decoder is made under its stream's

@@ -1,6 +1,7 @@
 package sphinx
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 
@@ -32,7 +33,11 @@ var library struct {
 func loadLibrary() (*api, error) {
 	library.once.Do(func() {
 		a, err := openAPI()
-		if err != nil {
+		switch {
+		case errors.Is(err, errUnsupported):
+			library.err = fmt.Errorf("%w: %w", stt.ErrUnavailable, err)
+			return
+		case err != nil:
 			library.err = fmt.Errorf("%w: pocketsphinx: %w (install the %s)", stt.ErrUnavailable, err, packages)
 			return
 		}
@@ -41,3 +46,6 @@ func loadLibrary() (*api, error) {
 	})
 	return library.api, library.err
 }
+
+// errUnsupported is what openAPI answers where it cannot load libraries.
+var errUnsupported = errors.New("pocketsphinx is not available in this build (linux/amd64 and linux/arm64 only, and not with -tags nosphinx)")

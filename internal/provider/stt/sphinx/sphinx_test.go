@@ -144,6 +144,14 @@ func TestStreamPartialGrows(t *testing.T) {
 		}
 	}
 	last := p.Partial()
+	// While a Write decodes (it holds the stream's lock), Partial does not
+	// wait: it answers the hypothesis read last.
+	st.(*stream).mu.Lock()
+	busy := p.Partial()
+	st.(*stream).mu.Unlock()
+	if busy != last {
+		t.Errorf("Partial while decoding: %q, want the last hypothesis %q", busy, last)
+	}
 	res, err := st.Close()
 	if err != nil {
 		t.Fatal(err)

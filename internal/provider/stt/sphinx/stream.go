@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/parley-voice/parley/internal/provider/stt"
@@ -30,7 +31,11 @@ type stream struct {
 	max    int     // samples decoded at most, at rate (MaxAudio)
 	err    error   // why the stream broke
 	closed bool
-	final  string
+	since  int // samples written since the hypothesis was last read
+
+	// hyp is the last hypothesis read (the final text after Close), for
+	// Partial calls that find the decoder busy.
+	hyp atomic.Pointer[string]
 }
 
 var (
@@ -104,18 +109,36 @@ func (s *stream) Write(pcm []int16) error {
 		s.err = err
 		return err
 	}
+	if s.since += len(pcm); s.since >= s.rate/10 {
+		s.readHyp()
+	}
 	return nil
 }
 
+// readHyp reads the decoder's best hypothesis into hyp; mu held.
+func (s *stream) readHyp() string {
+	h := s.d.hyp()
+	s.hyp.Store(&h)
+	s.since = 0
+	return h
+}
+
 // Partial implements stt.Partial: the decoder's best hypothesis of the
-// audio written so far (the final text after Close).
+// audio written so far (the final text after Close). It never waits for
+// the decoder: while a Write is decoding it returns the hypothesis read
+// last (Write reads one every tenth of a second of audio), so the call's
+// loop can ask at any time.
 func (s *stream) Partial() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.d == nil || s.err != nil {
-		return s.final
+	if s.mu.TryLock() {
+		defer s.mu.Unlock()
+		if s.d != nil && s.err == nil {
+			return s.readHyp()
+		}
 	}
-	return s.d.hyp()
+	if h := s.hyp.Load(); h != nil {
+		return *h
+	}
+	return ""
 }
 
 // Close implements stt.Stream: it decodes the trailing pad, ends the
@@ -146,7 +169,7 @@ func (s *stream) Close() (stt.Result, error) {
 	if s.n > 0 {
 		res.Text = s.d.hyp()
 	}
-	s.final = res.Text
+	s.hyp.Store(&res.Text)
 	return res, nil
 }
 
