@@ -78,14 +78,14 @@ type conversation struct {
 var (
 	patientLines = []string{
 		"Hi, I would like to book a cleaning for next Tuesday morning.",
-		"Yes, nine thirty works for me. My name is Maria Lopez.",
-		"No, that is all. Thank you very much, goodbye.",
+		"Yes, nine thirty works for me, my name is Maria Lopez.",
+		"No, that is all, thank you very much, goodbye.",
 	}
-	deskGreeting = "Thank you for calling Bright Smile Dental. How can I help you today?"
+	deskGreeting = "Thank you for calling Bright Smile Dental, how can I help you today?"
 	deskLines    = []string{
-		"Sure, we have an opening on Tuesday at nine thirty in the morning. Does that work for you?",
-		"Thank you Maria, your cleaning is booked for Tuesday at nine thirty. Is there anything else I can help with?",
-		"You are welcome, have a great day. Goodbye!",
+		"Sure, we have an opening on Tuesday at nine thirty in the morning, does that work for you?",
+		"Thank you Maria, your cleaning is booked for Tuesday at nine thirty, is there anything else I can help with?",
+		"You are welcome, have a great day, goodbye!",
 	}
 )
 
@@ -99,23 +99,25 @@ func converseOffline(tb testing.TB, bin string, rtpBase int) conversation {
 		if strings.HasPrefix(system, "Summarize") {
 			return llmtest.Reply{Text: []string{"A patient booked a cleaning."}}
 		}
-		heard := 0
+		// Each side says its next line whatever it heard: the lines it
+		// already said are the assistant messages (B's greeting is one).
+		said := 0
 		for _, m := range r.Messages {
-			if m["role"] == "user" {
-				heard++
+			if m["role"] == "assistant" {
+				said++
 			}
 		}
-		if strings.HasPrefix(system, "You are a patient") {
-			return llmtest.Reply{Text: []string{patientLines[min(max(heard, 1), len(patientLines))-1]}}
+		if strings.HasPrefix(system, "You are Maria Lopez, a patient") {
+			return llmtest.Reply{Text: []string{patientLines[min(said, len(patientLines)-1)]}}
 		}
 		if r.Messages[len(r.Messages)-1]["role"] == "tool" {
 			return llmtest.Reply{}
 		}
-		if heard >= len(deskLines) {
-			return llmtest.Reply{Text: []string{deskLines[len(deskLines)-1]},
-				ToolCalls: []llmtest.ToolCallReply{{ID: "call_end", Name: "end_call", Arguments: "{}"}}}
+		if next := said - 1; next < len(deskLines)-1 {
+			return llmtest.Reply{Text: []string{deskLines[next]}}
 		}
-		return llmtest.Reply{Text: []string{deskLines[max(heard, 1)-1]}}
+		return llmtest.Reply{Text: []string{deskLines[len(deskLines)-1]},
+			ToolCalls: []llmtest.ToolCallReply{{ID: "call_end", Name: "end_call", Arguments: "{}"}}}
 	})
 	hooks := newReceiver(tb)
 	srv := startServer(tb, bin, []string{"PARLEY_DATA_DIR=" + tb.TempDir()},
@@ -127,7 +129,7 @@ func converseOffline(tb testing.TB, bin string, rtpBase int) conversation {
 		"promptTemplate":"You are the front desk of Bright Smile Dental. Patients call to book a cleaning, a checkup or a filling. Offer the next opening, for example Tuesday at nine thirty in the morning, ask the patient's name, confirm the booking and ask whether there is anything else.",
 		"firstMessage":%q,"firstMessageMode":"static","endCallEnabled":true,"postCallWebhookUrl":%q}`, deskGreeting, hooks.URL), 201)
 	patient := a.do("POST", "/agents", fmt.Sprintf(`{"name":"Patient",
-		"promptTemplate":"You are a patient calling your dentist to book a cleaning next Tuesday morning. Your name is Maria Lopez. Accept an opening in the morning, give your name when asked, and say goodbye when the booking is confirmed.",
+		"promptTemplate":"You are Maria Lopez, a patient calling Bright Smile Dental to book a cleaning next Tuesday morning. Accept an opening in the morning, give your name when asked, and say goodbye when the booking is confirmed.",
 		"sipTrunkId":%q,"postCallWebhookUrl":%q}`, trunk["id"], hooks.URL), 201)
 	a.do("POST", "/phone-numbers", fmt.Sprintf(`{"e164":"+15551239000","agentId":%q}`, desk["id"]), 201)
 	out := a.do("POST", "/calls", fmt.Sprintf(`{"agentId":%q,"fromNumber":"+15550001000","toNumber":"+15551239000"}`, patient["id"]), 201)
