@@ -7,6 +7,7 @@ import (
 	"net"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/emiago/diago"
 	"github.com/emiago/sipgo"
@@ -155,6 +156,12 @@ func (u *UA) EndDialog(ctx context.Context, st DialogState, auth *Credentials) e
 		return err
 	}
 	res, err := c.Do(ctx, req)
+	// Right after Start sipgo may try to bind the listener's UDP port
+	// instead of reusing its socket (see Dial): nothing was sent.
+	for i := 0; err != nil && i < 5 && strings.Contains(err.Error(), "address already in use"); i++ {
+		time.Sleep(20 * time.Millisecond)
+		res, err = c.Do(ctx, req)
+	}
 	if err == nil && (res.StatusCode == 401 || res.StatusCode == 407) && auth != nil && auth.Username != "" {
 		res, err = c.DoDigestAuth(ctx, req, res, sipgo.DigestAuth{Username: auth.Username, Password: auth.Password})
 	}

@@ -36,10 +36,14 @@ func waitEnd(t *testing.T, l *Leg) {
 
 // A UA that never saw the dialog (a restarted process) ends it from the
 // saved state, in both roles: the caller's dialog ends the callee's leg and
-// the callee's the caller's. A second BYE finds the dialog gone.
+// the callee's the caller's. A second BYE is answered too.
 func TestEndDialogFromSavedState(t *testing.T) {
 	for _, role := range []string{"caller", "callee"} {
 		t.Run(role, func(t *testing.T) {
+			// The caller's UA is made first so that it closes last: the
+			// callee's answers its last BYE (diago repeats one after the
+			// handler returns).
+			caller := newTestUA(t, nil)
 			answered := make(chan *Leg, 1)
 			callee := newTestUA(t, func(ctx context.Context, in *Incoming) {
 				leg, err := in.Answer()
@@ -50,7 +54,6 @@ func TestEndDialogFromSavedState(t *testing.T) {
 				answered <- leg
 				<-leg.Done()
 			})
-			caller := newTestUA(t, nil)
 			out, err := caller.Dial(context.Background(), target(callee, "+15552223333"), nil)
 			if err != nil {
 				t.Fatal(err)
@@ -71,9 +74,14 @@ func TestEndDialogFromSavedState(t *testing.T) {
 				t.Fatalf("BYE: %v", err)
 			}
 			waitEnd(t, other)
-			if err := restarted.EndDialog(ctx, st, nil); !errors.Is(err, ErrDialogGone) {
-				t.Fatalf("second BYE: %v, want ErrDialogGone", err)
+			// A repeated BYE (another server's, racing) is answered: 481
+			// once the far end forgot the dialog, 200 just before.
+			if err := restarted.EndDialog(ctx, st, nil); err != nil && !errors.Is(err, ErrDialogGone) {
+				t.Fatalf("second BYE: %v, want an answer", err)
 			}
+			// The saver's own leg (its process "dead") ends while the far
+			// end is still up to answer.
+			_ = saver.Hangup(ctx)
 		})
 	}
 }
