@@ -12,7 +12,7 @@ import (
 
 // api is a client of a running server.
 type api struct {
-	t    *testing.T
+	t    testing.TB
 	base string
 	key  string
 }

@@ -168,6 +168,18 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "parley_sip_legs", Help: "SIP call legs up or being set up on this server.",
 		}, func() float64 { return float64(ua.Active()) }))
+		for _, result := range []string{"admitted", "refused"} {
+			reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+				Name: "parley_sip_admission_total", ConstLabels: prometheus.Labels{"result": result},
+				Help: "SIP requests that start something (INVITE outside a dialog, REGISTER, OPTIONS) admitted or refused 503 by the per-source limit (--sip-invite-rate).",
+			}, func() float64 {
+				admitted, refused := ua.AdmissionCounts()
+				if result == "refused" {
+					return float64(refused)
+				}
+				return float64(admitted)
+			}))
+		}
 	}
 	server := api.New(api.Config{
 		Services: services,
@@ -188,7 +200,8 @@ func newPhone(c Config, st store.Store, box *secret.Box, services api.Services, 
 	sc := sipua.Config{
 		ListenAddr: c.SIPAddr, PublicHost: c.SIPPublicHost, RTPPortMin: lo, RTPPortMax: hi,
 		MaxDialogs: c.SIPMaxDialogs, MediaTimeout: c.SIPMediaTimeout, UserAgent: "Parley/" + version(), Logger: log,
-		TLSAddr: c.SIPTLSAddr,
+		TLSAddr:   c.SIPTLSAddr,
+		Admission: sipua.Admission{Rate: c.SIPInviteRate, Burst: c.SIPInviteBurst, Exempt: telephony.LoopbackSigned(box)},
 	}
 	if c.SIPTLSCert != "" {
 		cert, err := tls.LoadX509KeyPair(c.SIPTLSCert, c.SIPTLSKey)

@@ -164,12 +164,14 @@ type Connect func(ctx context.Context, progress func(call.Change) bool) (call.Li
 
 // Answer admits an inbound call c (built by call.NewInbound) and runs it
 // with connect. Inbound calls are never queued: at the organization's
-// concurrency limit c is stored FAILED (BUSY) and ErrConcurrencyLimit
-// returned. An inbound leg whose caller is one of our own calls
+// concurrency limit c is stored FAILED (BUSY), its webhook delivered, and
+// ErrConcurrencyLimit returned; with recordRefusal false nothing is
+// stored then (the caller already recorded this caller's refusal moments
+// ago: a flood of INVITEs must not become a flood of records). An inbound leg whose caller is one of our own calls
 // (LoopbackCallerID) that reserved a line for it takes that line, whatever
 // the count: the reservation is released and the leg admitted in the same
 // transaction, so the count does not move.
-func (q *Queue) Answer(ctx context.Context, c *model.Call, connect Connect) error {
+func (q *Queue) Answer(ctx context.Context, c *model.Call, connect Connect, recordRefusal bool) error {
 	if err := q.awaitRecovery(ctx); err != nil {
 		return err
 	}
@@ -192,6 +194,9 @@ func (q *Queue) Answer(ctx context.Context, c *model.Call, connect Connect) erro
 			free = free || released
 		}
 		if full = !free; full {
+			if !recordRefusal {
+				return nil
+			}
 			if err := call.Apply(c, call.Change{To: model.CallFailed, HangupCause: call.CauseBusy,
 				ErrorMessage: "the organization's concurrency limit is reached"}, now); err != nil {
 				return err
@@ -209,8 +214,10 @@ func (q *Queue) Answer(ctx context.Context, c *model.Call, connect Connect) erro
 		return err
 	case full:
 		q.o.Metrics.placed.WithLabelValues("rejected").Inc()
-		q.o.Metrics.ended.WithLabelValues(c.Status, call.CauseBusy).Inc()
-		q.deliver(*c)
+		if recordRefusal {
+			q.o.Metrics.ended.WithLabelValues(c.Status, call.CauseBusy).Inc()
+			q.deliver(*c)
+		}
 		return ErrConcurrencyLimit
 	}
 	q.o.Metrics.placed.WithLabelValues("admitted").Inc()

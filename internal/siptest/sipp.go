@@ -490,3 +490,11 @@ func (s *Sipp) cleanup() {
 		}
 	}
 }
+
+// RequireSipvicious skips the test when SIPVicious (svwar) is not
+// installed, saying which Debian package to install; with CI=true it
+// fails the test instead.
+func RequireSipvicious(t testing.TB) {
+	t.Helper()
+	require(t, "svwar", "sipvicious")
+}

@@ -157,6 +157,10 @@ type SIPTrunks interface {
 	ListSIPTrunks(ctx context.Context, orgID string, p Page) ([]model.SIPTrunk, int, error)
 	UpdateSIPTrunk(ctx context.Context, t *model.SIPTrunk) error
 	DeleteSIPTrunk(ctx context.Context, orgID, id string) error
+	// AnyInboundAuthTrunk reports whether any trunk of any organization
+	// requires inbound digest authentication; it is for answering INVITEs
+	// to unknown numbers as such a trunk would (no enumeration).
+	AnyInboundAuthTrunk(ctx context.Context) (bool, error)
 }
 
 // PhoneNumbers persists phone numbers. An E.164 number exists once in the

@@ -46,6 +46,9 @@ type Config struct {
 	TLSAddr  string
 	TLSCert  *tls.Certificate
 	TLSRoots *x509.CertPool
+	// Admission limits the requests each source address may start
+	// (admission.go); the zero value admits all.
+	Admission Admission
 }
 
 // Handler answers or refuses an inbound INVITE. It runs on its own
@@ -81,6 +84,8 @@ type UA struct {
 	cancel  context.CancelFunc
 	serving sync.WaitGroup // inbound handlers
 	closed  bool           // Close has begun: no handler may start (Add must not race Wait)
+
+	admit *admission // nil: every request admitted
 }
 
 // rtpRange: diago's RTP port range is global; set it once.
@@ -137,7 +142,8 @@ func New(cfg Config) (*UA, error) {
 		return nil, err
 	}
 	u := &UA{cfg: cfg, log: cfg.Logger, ua: ua, host: public, addr: net.JoinHostPort(host, strconv.Itoa(port)),
-		clock: wallClock{}, pacers: newPacers(wallClock{}), auth: diago.NewDigestServer(), started: make(chan struct{})}
+		clock: wallClock{}, pacers: newPacers(wallClock{}), auth: diago.NewDigestServer(), admit: newAdmission(cfg.Admission),
+		started: make(chan struct{})}
 	codecs, err := mediaCodecs(cfg.Codecs)
 	if err != nil {
 		return nil, err
@@ -283,6 +289,9 @@ func (u *UA) middleware(next sipgo.RequestHandler) sipgo.RequestHandler {
 		// found by FuzzSIPDatagram): refuse such requests here.
 		if req.From() == nil || req.To() == nil || req.CallID() == nil || req.CSeq() == nil || req.Via() == nil {
 			_ = tx.Respond(sip.NewResponseFromRequest(req, 400, "Bad Request (missing From, To, Call-ID, CSeq or Via)", nil))
+			return
+		}
+		if u.admit != nil && !u.admit.admits(req, tx) {
 			return
 		}
 		switch req.Method {
