@@ -247,6 +247,10 @@ func (q *Queue) Record(ctx context.Context, c *model.Call, ch call.Change) error
 	return nil
 }
 
+// Recovered is closed once Run has ended what a previous run left (the
+// lost calls' legs hung up first, which takes up to a BYE's wait).
+func (q *Queue) Recovered() <-chan struct{} { return q.recovered }
+
 // awaitRecovery waits until Run has recovered what a previous run left.
 func (q *Queue) awaitRecovery(ctx context.Context) error {
 	select {

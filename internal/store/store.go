@@ -49,6 +49,21 @@ type Tx interface {
 	Messages
 	TestSuites
 	IdempotencyKeys
+	CallDialogs
+}
+
+// CallDialogs persists the SIP dialog of each answered live call
+// (model.CallDialog), so that whichever server ends a call its own server
+// lost can hang up the far end. The server running the call writes it;
+// the one that ends the call deletes it in the same transaction.
+type CallDialogs interface {
+	// PutCallDialog stores d, replacing the call's previous one.
+	// ErrNotFound when the organization has no such call.
+	PutCallDialog(ctx context.Context, d *model.CallDialog) error
+	// GetCallDialog reads the call's dialog; ErrNotFound when it has none.
+	GetCallDialog(ctx context.Context, orgID, callID string) (model.CallDialog, error)
+	// DeleteCallDialog deletes the call's dialog; none is not an error.
+	DeleteCallDialog(ctx context.Context, orgID, callID string) error
 }
 
 // IdempotencyKeys persists the Idempotency-Keys of create requests

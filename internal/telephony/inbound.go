@@ -209,5 +209,10 @@ func (p *Phone) connect(ctx context.Context, in *sipua.Incoming, r route, c mode
 	if err != nil {
 		tr = Trunk{}
 	}
-	return p.answered(ctx, c.OrgID, c.ID, c.AgentID, leg, tr)
+	l, err := p.answered(ctx, c.OrgID, c.ID, c.AgentID, leg, tr)
+	if err != nil {
+		return nil, err
+	}
+	l.loopback = in.Header(loopbackHeader) != ""
+	return l, nil
 }

@@ -31,6 +31,7 @@ type line struct {
 	outcome  call.Outcome
 	result   call.Result
 	detached bool // a transfer took the leg over: its end is not ours
+	loopback bool // both ends are this server's: nothing to recover
 }
 
 // postCallGrace is how long past its budget a conversation may take to

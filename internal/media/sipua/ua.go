@@ -72,6 +72,11 @@ type UA struct {
 	clock  mediaClock // the legs' media clock: the wall's, or a test's
 	pacers *pacers    // send the legs' frames on clock
 
+	started chan struct{} // closed once listening
+	// clients send requests outside live dialogs (EndDialog), per transport.
+	clientsMu sync.Mutex
+	clients   map[string]*sipgo.Client
+
 	auth    *diago.DigestAuthServer
 	tls     bool // SIP over TLS is on
 	tlsAddr string
@@ -138,7 +143,8 @@ func New(cfg Config) (*UA, error) {
 		return nil, err
 	}
 	u := &UA{cfg: cfg, log: cfg.Logger, ua: ua, host: public, addr: net.JoinHostPort(host, strconv.Itoa(port)),
-		clock: wallClock{}, pacers: newPacers(wallClock{}), auth: diago.NewDigestServer(), admit: newAdmission(cfg.Admission)}
+		clock: wallClock{}, pacers: newPacers(wallClock{}), auth: diago.NewDigestServer(), admit: newAdmission(cfg.Admission),
+		started: make(chan struct{})}
 	codecs, err := mediaCodecs(cfg.Codecs)
 	if err != nil {
 		return nil, err
@@ -204,6 +210,7 @@ func (u *UA) Start(ctx context.Context, h Handler) error {
 		cancel()
 		return fmt.Errorf("sip listen on %s: %w", u.addr, err)
 	}
+	close(u.started)
 	return nil
 }
 

@@ -53,6 +53,7 @@ func Run(t *testing.T, open Opener) {
 		{"Cascades", cascadeTests},
 		{"Transactions", transactionTests},
 		{"IdempotencyKeys", idempotencyTests},
+		{"CallDialogs", callDialogTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
