@@ -6,8 +6,10 @@ PKGS  := ./...
 # ARGS are extra flags for `parley serve`: make run ARGS="--llm-base-url http://127.0.0.1:11434/v1"
 ARGS  ?=
 # TAGS are Go build tags for `make build`: nosherpa leaves out --stt sherpa's
-# library loader, and with it the dynamic link to the C library (the binary
-# is then fully static, for scratch or musl images).
+# library loader, nosphinx the local recognizer's (pocketsphinx; --stt local
+# then reports it unavailable). With both, nothing links the C library
+# dynamically: TAGS="nosherpa nosphinx" builds a fully static binary, for
+# scratch or musl images.
 TAGS  ?=
 
 .DEFAULT_GOAL := help
@@ -21,7 +23,7 @@ deps: ## install missing system packages (apt-get when root) and check the toolc
 	@scripts/deps.sh
 
 .PHONY: build
-build: ## build bin/parley (CGO-free; TAGS=nosherpa: fully static, without --stt sherpa)
+build: ## build bin/parley (CGO-free; TAGS="nosherpa nosphinx": fully static, without --stt sherpa and local recognition)
 	@echo "building $(BIN) (the first build compiles every dependency and takes a few minutes; later ones take seconds)"
 	CGO_ENABLED=0 $(GO) build -tags "$(TAGS)" -o $(BIN) ./cmd/parley
 

@@ -15,6 +15,7 @@ import (
 	"github.com/parley-voice/parley/bench/wer"
 	"github.com/parley-voice/parley/internal/provider/stt"
 	"github.com/parley-voice/parley/internal/provider/stt/sphinx"
+	"github.com/parley-voice/parley/internal/provider/stt/sphinx/lm"
 )
 
 // recognitionConfig is the shape of a BenchmarkRecognition run, from the
@@ -23,10 +24,10 @@ type recognitionConfig struct {
 	sets    []string      // SETS: asterisk, dental, everyday (default all three)
 	voices  []string      // VOICES: voices of the sentence sets (default flite-slt,festival-kal,espeak-ng)
 	limit   int           // LIMIT: utterances per set and voice, evenly spread (default 30; 0: all)
-	codecs  []string      // CODECS: PCMU, G722 (default both; G.722 reports "not yet" while sipua lacks it)
+	codecs  []string      // CODECS: PCMU, G722 (default both)
 	models  []string      // MODELS: generic, adapted (default both; adapted needs an stt.Adaptable engine)
 	engine  string        // ENGINE: the recognizer (default sphinx: internal/provider/stt/sphinx)
-	timeout time.Duration // TIMEOUT: the engine's limit per utterance, where it has one (default 60s, so a loaded machine slows the run instead of failing turns)
+	timeout time.Duration // TIMEOUT: the engine's limit per utterance, where it has one (sphinx has none; default 60s, so a loaded machine slows the run instead of failing turns)
 	calls   int           // CALLS: utterances carried over the line at once (default 16)
 	workers int           // WORKERS: one-piece recognitions at once (default 2)
 	streams int           // STREAMS: streamed recognitions at once (default 2)
@@ -118,7 +119,9 @@ func (c recognitionConfig) recognizer(tb testing.TB) stt.Recognizer {
 		if err := sphinx.Available(); err != nil {
 			tb.Fatal(err)
 		}
-		return sphinx.New(sphinx.Config{Timeout: c.timeout})
+		r := sphinx.New(sphinx.Config{Builder: sphinx.LMBuilder(lm.Options{})}) // no limit per utterance: a loaded machine makes it late
+		tb.Cleanup(func() { r.Close() })
+		return r
 	default:
 		tb.Fatalf("PARLEY_BENCH_STT_ENGINE=%q: no such engine (sphinx)", c.engine)
 		return nil

@@ -17,7 +17,8 @@ import (
 // Where Debian's Asterisk prompt packages put their files.
 const (
 	// AsteriskSounds holds Allison Smith's English prompts as 8 kHz WAVs,
-	// subdirectories included (package asterisk-core-sounds-en-wav).
+	// subdirectories included (package asterisk-core-sounds-en-wav), and
+	// the same recordings at 16 kHz as G.722 (asterisk-core-sounds-en-g722).
 	AsteriskSounds = "/usr/share/asterisk/sounds/en_US_f_Allison"
 	// AsteriskTranscript is what each prompt says (package
 	// asterisk-core-sounds-en).
@@ -97,15 +98,15 @@ var transcriptFixes = strings.NewReplacer(
 // transcript's order. Prompts of non-speech only ("[ascending tones]",
 // "(1 second of silence)") are left out, and so are transcript lines
 // without a recording and recordings over MaxUtterance (one: a 73-second
-// demo); Set.Note counts them.
+// demo); Set.Note counts them. A prompt's .g722 file beside its WAV, the
+// same recording at 16 kHz, is its wideband clip (Utterance.Wide).
 func AsteriskSet(dir, path string) (Set, error) {
 	prompts, err := readTranscript(path)
 	if err != nil {
 		return Set{}, err
 	}
-	s := Set{Name: "asterisk", Voice: AsteriskVoice,
-		Wideband: "its 16 kHz recordings are asterisk-core-sounds-en-g722's .g722 files, which need a G.722 decoder in internal/media/audio"}
-	var silent, missing, long []string
+	s := Set{Name: "asterisk", Voice: AsteriskVoice}
+	var silent, missing, long, narrow []string
 	for _, p := range prompts {
 		ref := Normalise(transcriptFixes.Replace(p.Text))
 		if ref == "" {
@@ -124,7 +125,16 @@ func AsteriskSet(dir, path string) (Set, error) {
 			long = append(long, p.Name)
 			continue
 		}
-		s.Utterances = append(s.Utterances, Utterance{ID: utteranceID(p.Name), Text: p.Text, Ref: ref, Clip: c})
+		wide, err := readG722(filepath.Join(dir, filepath.FromSlash(p.Name)+".g722"))
+		if errors.Is(err, os.ErrNotExist) {
+			narrow = append(narrow, p.Name)
+		} else if err != nil {
+			return Set{}, err
+		}
+		s.Utterances = append(s.Utterances, Utterance{ID: utteranceID(p.Name), Text: p.Text, Ref: ref, Clip: c, Wide: wide})
+	}
+	if len(narrow) > 0 {
+		s.Wideband = fmt.Sprintf("%d of its prompts have no 16 kHz recording (install asterisk-core-sounds-en-g722)", len(narrow))
 	}
 	if len(s.Utterances) == 0 {
 		return Set{}, fmt.Errorf("asterisk prompts: none of the %d in %s found under %s (install asterisk-core-sounds-en-wav)", len(prompts), path, dir)
@@ -156,6 +166,16 @@ func readTranscript(path string) ([]Prompt, error) {
 		return nil, fmt.Errorf("asterisk transcript %s: %w", path, err)
 	}
 	return p, nil
+}
+
+// readG722 decodes a G.722 file (raw codes, as Asterisk keeps its
+// prompts) to a 16 kHz clip.
+func readG722(path string) (Clip, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Clip{}, err
+	}
+	return Clip{PCM: audio.NewG722Decoder().Decode(nil, b), Rate: 16000}, nil
 }
 
 // readClip reads a mono 16-bit WAV file.

@@ -100,6 +100,13 @@ func TestAsteriskSet(t *testing.T) {
 	if err := writeWAV(filepath.Join(sounds, "demo-instruct.wav"), Clip{PCM: make([]int16, 8000*61), Rate: 8000}); err != nil {
 		t.Fatal(err)
 	}
+	// Every prompt but one also at 16 kHz, as G.722.
+	wide := audio.NewG722Encoder().Encode(nil, audio.Tone(6000, 16000, 100e6, 0.3))
+	for _, name := range []string{"agent-pass", "digits/7", "digits/h-40", "dictate/both_help", "letters/exclaimation-point"} {
+		if err := os.WriteFile(filepath.Join(sounds, filepath.FromSlash(name)+".g722"), wide, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	s, err := AsteriskSet(sounds, path)
 	if err != nil {
 		t.Fatal(err)
@@ -110,6 +117,19 @@ func TestAsteriskSet(t *testing.T) {
 		if u.Clip.Rate != 8000 || len(u.Clip.PCM) != 800 {
 			t.Errorf("%s: %d samples at %d Hz, want 800 at 8000", u.ID, len(u.Clip.PCM), u.Clip.Rate)
 		}
+		if u.ID == "unidentified-no-callback" {
+			if u.Wide.Rate != 0 {
+				t.Errorf("%s: a wideband clip at %d Hz, but it has no .g722", u.ID, u.Wide.Rate)
+			}
+		} else if u.Wide.Rate != 16000 || len(u.Wide.PCM) != 1600 || !audio.DetectTone(u.Wide.PCM[400:], 16000, 6000) {
+			t.Errorf("%s: wideband clip of %d samples at %d Hz, want the 6 kHz tone's 1600 at 16000", u.ID, len(u.Wide.PCM), u.Wide.Rate)
+		}
+	}
+	if s.Wideband != "1 of its prompts have no 16 kHz recording (install asterisk-core-sounds-en-g722)" {
+		t.Errorf("wideband note %q", s.Wideband)
+	}
+	if g := s.ForRate(16000); g.Utterances[0].Clip.Rate != 16000 || s.Utterances[0].Clip.Rate != 8000 || g.Utterances[5].Clip.Rate != 8000 {
+		t.Errorf("ForRate(16000): first clip at %d Hz (the set's still %d), last at %d", g.Utterances[0].Clip.Rate, s.Utterances[0].Clip.Rate, g.Utterances[5].Clip.Rate)
 	}
 	wantIDs := []string{"agent-pass", "digits-7", "digits-h-40", "dictate-both-help", "letters-exclaimation-point", "unidentified-no-callback"}
 	wantRefs := []string{

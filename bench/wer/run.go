@@ -88,6 +88,7 @@ func (b Bench) Run(ctx context.Context, sets []Set) ([]Row, error) {
 	for _, codec := range b.Codecs {
 		unavailable := codec.Available()
 		for _, s := range sets {
+			s := s.ForRate(codec.Rate)
 			if why := lineFits(s, codec, unavailable); why != "" {
 				say(fmt.Sprintf("%s over %s: not yet: %s", s.Label(), codec.Label, why))
 				rows = append(rows, Row{Set: s.Name, Voice: s.Voice, Codec: codec, Utterances: len(s.Utterances), NotYet: why})

@@ -31,6 +31,9 @@ type Utterance struct {
 	Text string // the reference as written
 	Ref  string // Normalise(Text): the words sclite compares
 	Clip Clip   // the speech as recorded or synthesized, at its own rate
+	// Wide is the same speech recorded at a wider band than Clip, when
+	// there is such a recording (zero otherwise): a wideband line plays it.
+	Wide Clip
 }
 
 // Set is the utterances of one labelled set spoken by one voice.
@@ -45,6 +48,20 @@ type Set struct {
 	// clips are, when they exist elsewhere ("" when they do not).
 	Wideband   string
 	Utterances []Utterance
+}
+
+// ForRate is the set as a line at rate Hz plays it: an utterance recorded
+// below rate takes its wideband recording (Wide) when it has one.
+func (s Set) ForRate(rate int) Set {
+	us := make([]Utterance, len(s.Utterances))
+	for i, u := range s.Utterances {
+		if u.Clip.Rate < rate && u.Wide.Rate >= rate {
+			u.Clip = u.Wide
+		}
+		us[i] = u
+	}
+	s.Utterances = us
+	return s
 }
 
 // Speaker is the set's speaker name in sclite's utterance ids: the voice's

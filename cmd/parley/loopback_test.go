@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,7 +13,7 @@ import (
 
 // api is a client of a running server.
 type api struct {
-	t    *testing.T
+	t    testing.TB
 	base string
 	key  string
 }
@@ -42,9 +43,9 @@ func (a api) do(method, path, body string, want int) map[string]any {
 }
 
 // The whole telephone through the front door: a loopback trunk, two agents,
-// a number; POST /calls rings the other agent over real SIP and RTP; both
-// records go live, the API ends the call, and the recording downloads with
-// the key and through its signed link.
+// a number; POST /calls rings the other agent over real SIP and RTP (G.722);
+// both records go live, the API ends the call, and the recording (16 kHz)
+// downloads with the key and through its signed link.
 func TestLoopbackCallThroughTheAPI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
@@ -123,6 +124,10 @@ func TestLoopbackCallThroughTheAPI(t *testing.T) {
 		}
 		if tc.want == 200 && (resp.Header.Get("Content-Type") != "audio/wav" || !strings.HasPrefix(string(body), "RIFF") || len(body) < 8000) {
 			t.Errorf("%s: %s, %d bytes", tc.name, resp.Header.Get("Content-Type"), len(body))
+		}
+		// The two agents talked G.722, so the recording is 16 kHz.
+		if tc.want == 200 && len(body) >= 28 && binary.LittleEndian.Uint32(body[24:28]) != 16000 {
+			t.Errorf("%s: recorded at %d Hz, want 16000 (G.722)", tc.name, binary.LittleEndian.Uint32(body[24:28]))
 		}
 	}
 }

@@ -16,7 +16,7 @@ import (
 )
 
 // build compiles the parley binary once for this test binary.
-func build(t *testing.T) string {
+func build(t testing.TB) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "parley")
 	cmd := exec.Command("go", "build", "-o", bin, ".")

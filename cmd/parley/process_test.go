@@ -23,7 +23,7 @@ import (
 
 // server is a running `parley serve` process.
 type server struct {
-	t    *testing.T
+	t    testing.TB
 	cmd  *exec.Cmd
 	addr string
 	key  string // printed on first start only
@@ -51,7 +51,7 @@ func (l *logBuffer) String() string {
 var keyLine = regexp.MustCompile(`^pk_live_[0-9A-Za-z]{43}$`)
 
 // startServer runs bin serve with args and env, and waits until it serves.
-func startServer(t *testing.T, bin string, env []string, args ...string) *server {
+func startServer(t testing.TB, bin string, env []string, args ...string) *server {
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--dialer", "simulate",
 		"--simulate-ring", "0s", "--allow-private-webhooks", "--log-format", "json"}, args...)...)
@@ -145,7 +145,7 @@ type receiver struct {
 	calls map[string]map[string]any
 }
 
-func newReceiver(t *testing.T) *receiver {
+func newReceiver(t testing.TB) *receiver {
 	r := &receiver{calls: map[string]map[string]any{}}
 	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		var rec map[string]any
@@ -374,7 +374,7 @@ func TestTwoServersShareTheLimit(t *testing.T) {
 
 // createSchema makes an empty, migrated schema for the test and returns a
 // database URL that selects it; the schema is dropped afterwards.
-func createSchema(t *testing.T, url, schema string) string {
+func createSchema(t testing.TB, url, schema string) string {
 	t.Helper()
 	st, err := postgres.Open(context.Background(), url, postgres.WithSchema(schema))
 	if err != nil {

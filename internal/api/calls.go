@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"slices"
@@ -22,6 +23,13 @@ var callStatuses = []string{
 }
 
 func (s *Server) createCall(w http.ResponseWriter, r *http.Request) {
+	key, done := s.idempotency(w, r, func(ctx context.Context, orgID, id string) (any, error) {
+		c, err := s.Calls.Get(ctx, orgID, id)
+		return presentFullCall(c), err
+	})
+	if done {
+		return
+	}
 	var in call.Input
 	if err := decode(r, &in); err != nil {
 		writeError(w, r, err)
@@ -32,7 +40,16 @@ func (s *Server) createCall(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	if err := s.Queue.Place(r.Context(), &c, in.SkipQueue.V); err != nil {
+	// The answer is known in the transaction: a retry after a crash
+	// between the commit and the answer gets exactly what was lost.
+	err = s.Queue.PlaceRecorded(r.Context(), &c, in.SkipQueue.V, func(tx store.Tx, c model.Call) error {
+		return key.record(r.Context(), tx, c.ID, http.StatusCreated, dataBody(presentFullCall(c)))
+	})
+	if err != nil {
+		if errors.Is(err, errKeyUsed) {
+			s.answerRetry(w, r, key)
+			return
+		}
 		if errors.Is(err, callqueue.ErrConcurrencyLimit) {
 			writeProblem(w, http.StatusTooManyRequests, codeConcurrencyLimit,
 				"every line of the organization is taken (concurrencyLimit); retry later, or send skipQueue false to queue the call", nil)
@@ -41,6 +58,7 @@ func (s *Server) createCall(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
+	s.afterCommit()
 	writeData(w, http.StatusCreated, call.NewRecord(c, false))
 }
 

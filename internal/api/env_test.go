@@ -185,6 +185,12 @@ func (r response) ErrorFields(t testing.TB) []string {
 // nil, a string (sent as is) or any value (sent as JSON).
 func (e *env) request(method, path string, body any, key string) response {
 	e.t.Helper()
+	return e.requestWith(method, path, body, key, nil)
+}
+
+// requestWith is request with extra headers.
+func (e *env) requestWith(method, path string, body any, key string, header http.Header) response {
+	e.t.Helper()
 	var raw []byte
 	switch b := body.(type) {
 	case nil:
@@ -207,6 +213,9 @@ func (e *env) request(method, path string, body any, key string) response {
 	}
 	if key != "" {
 		req.Header.Set("x-api-key", key)
+	}
+	for k, v := range header {
+		req.Header[k] = v
 	}
 	resp, err := e.srv.Client().Do(req)
 	if err != nil {

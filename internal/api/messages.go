@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"net/http"
 
@@ -122,4 +123,35 @@ func (s *Server) carrierWebhook(w http.ResponseWriter, r *http.Request) (string,
 		return "", false
 	}
 	return org, true
+}
+
+// sendMessage is POST /messages. Its answer (the message after its
+// delivery was tried) comes after the commit, so an Idempotency-Key is
+// stored with the message and its answer once it is known.
+func (s *Server) sendMessage(w http.ResponseWriter, r *http.Request) {
+	key, done := s.idempotency(w, r, func(ctx context.Context, orgID, id string) (any, error) {
+		m, err := s.Messages.Get(ctx, orgID, id)
+		return presentMessage(m), err
+	})
+	if done {
+		return
+	}
+	var in sms.SendInput
+	if err := decode(r, &in); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	m, err := s.Messages.SendRecorded(r.Context(), orgID(r), in, func(tx store.Tx, m model.Message) error {
+		return key.record(r.Context(), tx, m.ID, http.StatusCreated, nil)
+	})
+	if errors.Is(err, errKeyUsed) {
+		s.answerRetry(w, r, key)
+		return
+	}
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	s.afterCommit()
+	s.respond(w, r, key, http.StatusCreated, presentMessage(m))
 }

@@ -110,7 +110,7 @@ func (s *Server) routes() []route {
 		h("POST /v1/test-suites/{id}/runs/{runId}/cancel", s.cancelTestRun),
 		h("POST /v1/test-suites/{id}/generate-tests", s.generateTests),
 
-		h("POST /v1/messages", createHandler(s.Messages.Send, presentMessage)),
+		h("POST /v1/messages", s.sendMessage),
 		list("GET /v1/messages", s.listMessages),
 		h("GET /v1/messages/{id}", getHandler(messagePath, s.Messages.Get, presentMessage)),
 	}

@@ -56,6 +56,11 @@ type Config struct {
 	// (0 disables limiting); RateBurst the bucket size.
 	RateLimit float64
 	RateBurst int
+	// AfterCommit, when set, runs after POST /calls or POST /messages
+	// committed and before it answers: the process tests kill the server
+	// there (PARLEY_TEST_KILL_AFTER_COMMIT) to prove a retry with the
+	// same Idempotency-Key gets the committed resource. Nil in service.
+	AfterCommit func()
 }
 
 // Server is the HTTP interface.
@@ -69,6 +74,8 @@ type Server struct {
 	limiter *rateLimiter
 	mux     *http.ServeMux
 	orgs    *org.Service
+	// afterCommit is Config.AfterCommit, or a no-op.
+	afterCommit func()
 }
 
 // New builds the server and its route table.
@@ -82,7 +89,10 @@ func New(c Config) *Server {
 	s := &Server{
 		Services: c.Services, store: c.Store, openapi: c.OpenAPI, log: c.Logger, reg: c.Registry,
 		metrics: newHTTPMetrics(c.Registry), limiter: newRateLimiter(c.RateLimit, c.RateBurst),
-		mux: http.NewServeMux(), orgs: c.Orgs,
+		mux: http.NewServeMux(), orgs: c.Orgs, afterCommit: c.AfterCommit,
+	}
+	if s.afterCommit == nil {
+		s.afterCommit = func() {}
 	}
 	for _, rt := range s.routes() {
 		var h http.Handler = rt.handler

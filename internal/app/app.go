@@ -168,11 +168,23 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "parley_sip_legs", Help: "SIP call legs up or being set up on this server.",
 		}, func() float64 { return float64(ua.Active()) }))
+		for _, result := range []string{"admitted", "refused"} {
+			reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+				Name: "parley_sip_admission_total", ConstLabels: prometheus.Labels{"result": result},
+				Help: "SIP requests that start something (INVITE outside a dialog, REGISTER, OPTIONS) admitted or refused 503 by the per-source limit (--sip-invite-rate).",
+			}, func() float64 {
+				admitted, refused := ua.AdmissionCounts()
+				if result == "refused" {
+					return float64(refused)
+				}
+				return float64(admitted)
+			}))
+		}
 	}
 	server := api.New(api.Config{
 		Services: services,
 		Store:    st, OpenAPI: parley.OpenAPI, Logger: log, Registry: reg,
-		RateLimit: c.RateLimit, RateBurst: c.RateBurst,
+		RateLimit: c.RateLimit, RateBurst: c.RateBurst, AfterCommit: killAfterCommit(),
 	})
 	return &App{Config: c, Store: st, Orgs: services.Orgs, Knowledge: services.KnowledgeBases, Messages: services.Messages, API: server, Queue: services.Queue, Webhooks: hooks,
 		TestRuns: runner, UA: ua, Phone: phone, Engine: engine, Log: log}, nil
@@ -188,7 +200,8 @@ func newPhone(c Config, st store.Store, box *secret.Box, services api.Services, 
 	sc := sipua.Config{
 		ListenAddr: c.SIPAddr, PublicHost: c.SIPPublicHost, RTPPortMin: lo, RTPPortMax: hi,
 		MaxDialogs: c.SIPMaxDialogs, MediaTimeout: c.SIPMediaTimeout, UserAgent: "Parley/" + version(), Logger: log,
-		TLSAddr: c.SIPTLSAddr,
+		TLSAddr: c.SIPTLSAddr, Codecs: c.sipCodecs(),
+		Admission: sipua.Admission{Rate: c.SIPInviteRate, Burst: c.SIPInviteBurst, Exempt: telephony.LoopbackSigned(box)},
 	}
 	if c.SIPTLSCert != "" {
 		cert, err := tls.LoadX509KeyPair(c.SIPTLSCert, c.SIPTLSKey)
@@ -257,4 +270,21 @@ func nodeID(c Config) string {
 		host = "parley"
 	}
 	return host + "/" + c.Addr
+}
+
+// killAfterCommit is the process tests' crash between a create request's
+// commit and its answer: with PARLEY_TEST_KILL_AFTER_COMMIT=1 the server
+// SIGKILLs itself there, as a power cut would, so a test can prove that a
+// retry with the same Idempotency-Key returns the committed call.
+func killAfterCommit() func() {
+	if os.Getenv("PARLEY_TEST_KILL_AFTER_COMMIT") != "1" {
+		return nil
+	}
+	return func() {
+		p, err := os.FindProcess(os.Getpid())
+		if err == nil {
+			p.Kill()
+		}
+		select {} // the signal arrives; nothing more is answered
+	}
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/parley-voice/parley/internal/media/sipua"
 )
 
 // Config is everything an operator can set. Every flag has an environment
@@ -39,7 +41,10 @@ type Config struct {
 	PublicURL         string
 	RingTimeout       time.Duration
 	SIPMaxDialogs     int
+	SIPInviteRate     float64
+	SIPInviteBurst    int
 	SIPMediaTimeout   time.Duration
+	SIPCodecs         string
 	SIPTrunkHost      string
 	SIPTrunkPort      int
 	SIPTrunkTransport string
@@ -91,7 +96,10 @@ func serveFlags(fs *flag.FlagSet, c *Config) {
 	fs.StringVar(&c.PublicURL, "public-url", "", "base URL of this server as callers of its links see it, for recordingUrl (default: http://--addr)")
 	fs.DurationVar(&c.RingTimeout, "ring-timeout", 60*time.Second, "how long an outbound call may ring before it ends FAILED NO_ANSWER")
 	fs.IntVar(&c.SIPMaxDialogs, "sip-max-dialogs", 1000, "most SIP call legs at once; more INVITEs get 503")
+	fs.Float64Var(&c.SIPInviteRate, "sip-invite-rate", 20, "INVITEs (and REGISTER, OPTIONS) per second one source address may send on average, checked before any other work; over it: 503 with Retry-After (0: no limit)")
+	fs.IntVar(&c.SIPInviteBurst, "sip-invite-burst", 100, "how many INVITEs one source address may send at once (--sip-invite-rate's bucket)")
 	fs.DurationVar(&c.SIPMediaTimeout, "sip-media-timeout", 60*time.Second, "end a call that received no RTP for this long (0: never)")
+	fs.StringVar(&c.SIPCodecs, "sip-codecs", strings.Join(sipua.DefaultCodecs, ","), "audio codecs offered and accepted, in preference order, from G722 (16 kHz wideband), PCMU and PCMA (G.711, 8 kHz); answering, the first of these the offer lists wins")
 	fs.StringVar(&c.LLMBaseURL, "llm-base-url", "", "OpenAI-compatible chat-completions API, e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1 (unset: calls that need the model end FAILED naming this flag)")
 	fs.StringVar(&c.LLMAPIKey, "llm-api-key", "", "key for --llm-base-url")
 	fs.StringVar(&c.LLMModel, "llm-model", "gpt-4o-mini", "model for --llm-base-url")
@@ -179,8 +187,14 @@ func (c *Config) check() error {
 		if (c.SIPTLSCert == "") != (c.SIPTLSKey == "") {
 			errs = append(errs, errors.New("--sip-tls-cert and --sip-tls-key go together"))
 		}
+		if c.SIPInviteRate < 0 || c.SIPInviteBurst < 0 {
+			errs = append(errs, errors.New("--sip-invite-rate and --sip-invite-burst must not be negative"))
+		}
 		if c.SIPMaxDialogs < 1 {
 			errs = append(errs, errors.New("--sip-max-dialogs must be at least 1"))
+		}
+		if err := sipua.CheckCodecs(c.sipCodecs()); err != nil {
+			errs = append(errs, fmt.Errorf("--sip-codecs: %w", err))
 		}
 	}
 	errs = append(errs, c.Speech.check(c.STT, c.TTS)...)
@@ -218,4 +232,15 @@ func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 		fs.PrintDefaults()
 	}
 	return fs
+}
+
+// sipCodecs is --sip-codecs as a list.
+func (c Config) sipCodecs() []string {
+	var out []string
+	for _, n := range strings.Split(c.SIPCodecs, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
 }

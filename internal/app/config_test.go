@@ -154,3 +154,29 @@ func TestSpeechEngineSettings(t *testing.T) {
 		}
 	}
 }
+
+func TestSIPCodecsFlag(t *testing.T) {
+	for _, tc := range []struct {
+		value string
+		want  []string
+		err   string
+	}{
+		{"", nil, "at least one codec"},
+		{"G722,PCMU,PCMA", []string{"G722", "PCMU", "PCMA"}, ""},
+		{" pcmu , g722", []string{"pcmu", "g722"}, ""},
+		{"PCMU,opus", nil, `codec "opus" is not supported`},
+	} {
+		c := Config{SIPCodecs: tc.value}
+		if tc.want != nil && strings.Join(c.sipCodecs(), ",") != strings.Join(tc.want, ",") {
+			t.Errorf("%q: codecs %q, want %q", tc.value, c.sipCodecs(), tc.want)
+		}
+		// --max-concurrent-calls 0 fails the config either way, so serve
+		// never starts; the codecs' error is reported beside it or not.
+		var out, errOut bytes.Buffer
+		code := Main(context.Background(), []string{"serve", "--sip-codecs", tc.value, "--sip-addr", "127.0.0.1:0", "--data-dir", t.TempDir(), "--max-concurrent-calls", "0"}, &out, &errOut, env(nil))
+		hasCodecErr := strings.Contains(errOut.String(), "--sip-codecs")
+		if code != 1 || hasCodecErr != (tc.err != "") || !strings.Contains(errOut.String(), tc.err) {
+			t.Errorf("--sip-codecs %q: exit %d, stderr %q; want the error %q", tc.value, code, errOut.String(), tc.err)
+		}
+	}
+}

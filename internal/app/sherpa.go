@@ -86,10 +86,11 @@ func loadRecognizer(ctx context.Context, r stt.Recognizer, log *slog.Logger) err
 	return nil
 }
 
-// closeRecognizer frees r's model if it loaded one (calls have ended).
+// closeRecognizer frees r's models if it holds any (calls have ended):
+// sherpa's model, pocketsphinx's decoders.
 func closeRecognizer(r stt.Recognizer) error {
-	if l, ok := r.(modelLoader); ok {
-		return l.Close()
+	if c, ok := r.(interface{ Close() error }); ok {
+		return c.Close()
 	}
 	return nil
 }

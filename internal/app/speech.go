@@ -8,7 +8,6 @@ import (
 
 	"github.com/parley-voice/parley/internal/provider/stt"
 	"github.com/parley-voice/parley/internal/provider/stt/deepgram"
-	"github.com/parley-voice/parley/internal/provider/stt/sphinx"
 	"github.com/parley-voice/parley/internal/provider/tts"
 	"github.com/parley-voice/parley/internal/provider/tts/elevenlabs"
 	"github.com/parley-voice/parley/internal/provider/tts/espeak"
@@ -23,6 +22,7 @@ type SpeechConfig struct {
 	Audio                                                             AudioAPIConfig // each side of --stt/--tts openai
 	ElevenLabsAPIKey, ElevenLabsBaseURL, ElevenLabsModel, ElevenVoice string
 	Sherpa                                                            SherpaConfig
+	Sphinx                                                            SphinxConfig
 }
 
 func speechFlags(fs *flag.FlagSet, c *SpeechConfig) {
@@ -40,6 +40,7 @@ func speechFlags(fs *flag.FlagSet, c *SpeechConfig) {
 	fs.StringVar(&c.ElevenLabsModel, "elevenlabs-model", elevenlabs.DefaultModel, "ElevenLabs model")
 	fs.StringVar(&c.ElevenVoice, "elevenlabs-voice", elevenlabs.DefaultVoice, "default voice id for agents without voiceId (--tts elevenlabs)")
 	sherpaFlags(fs, &c.Sherpa)
+	sphinxFlags(fs, &c.Sphinx)
 }
 
 // check refuses engine names it does not know and cloud engines without
@@ -48,6 +49,7 @@ func (c SpeechConfig) check(sttName, ttsName string) []error {
 	var errs []error
 	switch sttName {
 	case "", "local":
+		errs = append(errs, c.Sphinx.check()...)
 	case "deepgram":
 		if c.DeepgramAPIKey == "" {
 			errs = append(errs, errors.New("--stt deepgram needs --deepgram-api-key"))
@@ -82,7 +84,7 @@ func (c Config) recognizer(log *slog.Logger) stt.Recognizer {
 	case "sherpa":
 		return s.Sherpa.recognizer()
 	}
-	return sphinx.New(sphinx.Config{})
+	return s.Sphinx.recognizer(c.DataDir)
 }
 
 // synthesizer is the --tts engine.

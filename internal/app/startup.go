@@ -104,7 +104,8 @@ func sttAttrs(c Config) []any {
 	case "sherpa":
 		return []any{"engine", "sherpa", "model_dir", s.Sherpa.ModelDir, "threads", s.Sherpa.Threads, "language", s.Sherpa.Language}
 	}
-	return []any{"engine", "local", "model", "pocketsphinx " + sphinx.DefaultModelDir}
+	return []any{"engine", "local", "model", "pocketsphinx " + sphinx.DefaultModelDir, "decoders", s.Sphinx.Decoders, "mllr", orNone(s.Sphinx.MLLR),
+		"library", sphinx.DecoderLibrary}
 }
 
 func ttsAttrs(c Config) []any {
@@ -117,6 +118,13 @@ func ttsAttrs(c Config) []any {
 			"api_key", setOrUnset(s.ElevenLabsAPIKey)}
 	}
 	return []any{"engine", "local", "model", "espeak-ng", "voice", "by the agent's language"}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }
 
 func setOrUnset(secret string) string {

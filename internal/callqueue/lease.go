@@ -2,6 +2,7 @@ package callqueue
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -54,20 +55,16 @@ func (q *Queue) heartbeat(ctx context.Context) {
 
 // reap ends live calls whose server is gone. At start it also ends this
 // server's own calls from its previous run (SERVER_RESTART) — every live
-// call, when the database is this server's alone.
+// call, when the database is this server's alone. An answered call's far
+// end is sent BYE first (hangUpLost).
 func (q *Queue) reap(ctx context.Context, starting bool) {
 	for {
+		hungUp := q.hangUpLost(ctx, starting)
 		var ended []model.Call
 		found := 0
 		err := q.o.Store.Update(ctx, func(tx store.Tx) error {
 			ended = nil
-			owner, cutoff := "", model.Now()
-			if starting {
-				owner = q.o.Node
-				if q.o.ReclaimAllOnStart {
-					cutoff = endOfTime // every live call counts as lost
-				}
-			}
+			owner, cutoff := q.lostScope(starting)
 			now := model.Now()
 			lost, err := tx.ExpiredLiveCalls(ctx, owner, cutoff, reapBatch)
 			if err != nil {
@@ -82,6 +79,19 @@ func (q *Queue) reap(ctx context.Context, starting bool) {
 			for _, c := range lost {
 				if q.isRunning(c.ID) {
 					continue // ours and alive: its lease is merely late
+				}
+				answered := c.Status == model.CallInProgress
+				if answered && !starting && !hungUp[c.ID] {
+					// Lost since hangUpLost looked: the next pass sends its
+					// BYE first. (Not at start: this server's heartbeat
+					// would keep such a call's lease alive for ever.)
+					_, err := tx.GetCallDialog(ctx, c.OrgID, c.ID)
+					if err == nil {
+						continue
+					}
+					if !errors.Is(err, store.ErrNotFound) {
+						return err
+					}
 				}
 				ch := call.Change{To: model.CallFailed, HangupCause: call.CauseLeaseExpired}
 				switch {
@@ -98,6 +108,11 @@ func (q *Queue) reap(ctx context.Context, starting bool) {
 				}
 				if err := tx.UpdateCall(ctx, &c); err != nil {
 					return err
+				}
+				if answered {
+					if err := tx.DeleteCallDialog(ctx, c.OrgID, c.ID); err != nil {
+						return err
+					}
 				}
 				ended = append(ended, c)
 			}
@@ -116,6 +131,19 @@ func (q *Queue) reap(ctx context.Context, starting bool) {
 			return
 		}
 	}
+}
+
+// lostScope is which live calls reap takes: those whose lease expired
+// before cutoff, and at start those owner (this server) held.
+func (q *Queue) lostScope(starting bool) (owner string, cutoff time.Time) {
+	owner, cutoff = "", model.Now()
+	if starting {
+		owner = q.o.Node
+		if q.o.ReclaimAllOnStart {
+			cutoff = endOfTime // every live call counts as lost
+		}
+	}
+	return owner, cutoff
 }
 
 func (q *Queue) isRunning(id string) bool {

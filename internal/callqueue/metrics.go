@@ -8,6 +8,7 @@ type Metrics struct {
 	ended     *prometheus.CounterVec
 	live      prometheus.Gauge
 	queueWait prometheus.Histogram
+	lostByes  *prometheus.CounterVec
 }
 
 // NewMetrics registers the metrics with reg (nil: not registered).
@@ -30,9 +31,13 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help:    "Time from a call's creation to its admission.",
 			Buckets: []float64{0.001, 0.01, 0.1, 0.5, 1, 5, 15, 30, 60, 300, 900, 3600},
 		}),
+		lostByes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "parley_lost_call_byes_total",
+			Help: "BYEs sent on the SIP legs of calls whose server was lost, by result: answered, or failed (no answer, 481, refused).",
+		}, []string{"result"}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.placed, m.ended, m.live, m.queueWait)
+		reg.MustRegister(m.placed, m.ended, m.live, m.queueWait, m.lostByes)
 	}
 	return m
 }

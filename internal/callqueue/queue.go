@@ -108,6 +108,13 @@ func (q *Queue) Wake() {
 // concurrent requests never admit more calls than the limit. A call that
 // ReservesLine needs two free lines: its own and its far end's.
 func (q *Queue) Place(ctx context.Context, c *model.Call, skipQueue bool) error {
+	return q.PlaceRecorded(ctx, c, skipQueue, nil)
+}
+
+// PlaceRecorded is Place with record run in the transaction that stores
+// the call, after it (an API request's Idempotency-Key): its error undoes
+// the call and is returned.
+func (q *Queue) PlaceRecorded(ctx context.Context, c *model.Call, skipQueue bool, record func(store.Tx, model.Call) error) error {
 	if err := q.awaitRecovery(ctx); err != nil {
 		return err
 	}
@@ -128,7 +135,10 @@ func (q *Queue) Place(ctx context.Context, c *model.Call, skipQueue bool) error 
 				return err
 			}
 		}
-		return tx.CreateCall(ctx, c)
+		if err := tx.CreateCall(ctx, c); err != nil || record == nil {
+			return err
+		}
+		return record(tx, *c)
 	})
 	switch {
 	case errors.Is(err, ErrConcurrencyLimit):
@@ -154,12 +164,14 @@ type Connect func(ctx context.Context, progress func(call.Change) bool) (call.Li
 
 // Answer admits an inbound call c (built by call.NewInbound) and runs it
 // with connect. Inbound calls are never queued: at the organization's
-// concurrency limit c is stored FAILED (BUSY) and ErrConcurrencyLimit
-// returned. An inbound leg whose caller is one of our own calls
+// concurrency limit c is stored FAILED (BUSY), its webhook delivered, and
+// ErrConcurrencyLimit returned; with recordRefusal false nothing is
+// stored then (the caller already recorded this caller's refusal moments
+// ago: a flood of INVITEs must not become a flood of records). An inbound leg whose caller is one of our own calls
 // (LoopbackCallerID) that reserved a line for it takes that line, whatever
 // the count: the reservation is released and the leg admitted in the same
 // transaction, so the count does not move.
-func (q *Queue) Answer(ctx context.Context, c *model.Call, connect Connect) error {
+func (q *Queue) Answer(ctx context.Context, c *model.Call, connect Connect, recordRefusal bool) error {
 	if err := q.awaitRecovery(ctx); err != nil {
 		return err
 	}
@@ -182,6 +194,9 @@ func (q *Queue) Answer(ctx context.Context, c *model.Call, connect Connect) erro
 			free = free || released
 		}
 		if full = !free; full {
+			if !recordRefusal {
+				return nil
+			}
 			if err := call.Apply(c, call.Change{To: model.CallFailed, HangupCause: call.CauseBusy,
 				ErrorMessage: "the organization's concurrency limit is reached"}, now); err != nil {
 				return err
@@ -199,8 +214,10 @@ func (q *Queue) Answer(ctx context.Context, c *model.Call, connect Connect) erro
 		return err
 	case full:
 		q.o.Metrics.placed.WithLabelValues("rejected").Inc()
-		q.o.Metrics.ended.WithLabelValues(c.Status, call.CauseBusy).Inc()
-		q.deliver(*c)
+		if recordRefusal {
+			q.o.Metrics.ended.WithLabelValues(c.Status, call.CauseBusy).Inc()
+			q.deliver(*c)
+		}
 		return ErrConcurrencyLimit
 	}
 	q.o.Metrics.placed.WithLabelValues("admitted").Inc()
@@ -229,6 +246,10 @@ func (q *Queue) Record(ctx context.Context, c *model.Call, ch call.Change) error
 	q.deliver(*c)
 	return nil
 }
+
+// Recovered is closed once Run has ended what a previous run left (the
+// lost calls' legs hung up first, which takes up to a BYE's wait).
+func (q *Queue) Recovered() <-chan struct{} { return q.recovered }
 
 // awaitRecovery waits until Run has recovered what a previous run left.
 func (q *Queue) awaitRecovery(ctx context.Context) error {

@@ -39,7 +39,7 @@ func (h *harness) answer(callerID string) (model.Call, *calltest.Line, error) {
 	line := l.(*calltest.Line)
 	err = h.queue.Answer(context.Background(), &c, func(context.Context, func(call.Change) bool) (call.Line, error) {
 		return line, nil
-	})
+	}, true)
 	return c, line, err
 }
 

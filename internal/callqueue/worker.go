@@ -99,7 +99,13 @@ func (q *Queue) run(ctx context.Context, w *worker) {
 	w.mu.Lock()
 	w.line = line
 	w.mu.Unlock()
-	if !q.transition(c, call.Change{To: model.CallInProgress, RecordingURL: line.RecordingURL()}) {
+	// The leg's dialog is saved with the answer, so whichever server ends
+	// the call if this one dies can hang the far end up.
+	var dialog []byte
+	if r, ok := line.(call.Recoverable); ok {
+		dialog = r.DialogState()
+	}
+	if _, ok := q.write(c.OrgID, c.ID, call.Change{To: model.CallInProgress, RecordingURL: line.RecordingURL()}, dialog); !ok {
 		line.Hangup(call.CauseAPIEnded)
 		return
 	}
@@ -183,13 +189,13 @@ func (q *Queue) agentAvailable(ctx context.Context, c model.Call) (model.Agent, 
 // transition applies a non-final change; false when the call is already
 // over (ended elsewhere), so the caller stops.
 func (q *Queue) transition(c model.Call, ch call.Change) bool {
-	_, ok := q.write(c.OrgID, c.ID, ch)
+	_, ok := q.write(c.OrgID, c.ID, ch, nil)
 	return ok
 }
 
 // end applies a final change, then delivers the post-call webhook.
 func (q *Queue) end(c model.Call, ch call.Change) {
-	ended, ok := q.write(c.OrgID, c.ID, ch)
+	ended, ok := q.write(c.OrgID, c.ID, ch, nil)
 	if !ok {
 		return
 	}
@@ -202,10 +208,12 @@ func (q *Queue) end(c model.Call, ch call.Change) {
 }
 
 // write applies ch to the stored call in one transaction, holding the row
-// from the read to the write so no other writer's change is lost. A change
+// from the read to the write so no other writer's change is lost; with it,
+// dialog (when not nil) is saved as the call's leg, and a final change
+// deletes the saved leg: the call's end is the end of its dialog. A change
 // to a call that is already final is a race (it ended elsewhere) and writes
 // nothing; any other illegal change is a bug: logged and refused.
-func (q *Queue) write(orgID, id string, ch call.Change) (model.Call, bool) {
+func (q *Queue) write(orgID, id string, ch call.Change, dialog []byte) (model.Call, bool) {
 	ctx := context.WithoutCancel(q.base)
 	var c model.Call
 	err := q.o.Store.Update(ctx, func(tx store.Tx) error {
@@ -223,7 +231,16 @@ func (q *Queue) write(orgID, id string, ch call.Change) (model.Call, bool) {
 				return err
 			}
 		}
-		return tx.ChangeCall(ctx, &before, &c)
+		if err := tx.ChangeCall(ctx, &before, &c); err != nil {
+			return err
+		}
+		switch {
+		case call.IsFinal(c.Status) && before.Status == model.CallInProgress: // only answered calls have one
+			return tx.DeleteCallDialog(ctx, orgID, id)
+		case dialog != nil:
+			return tx.PutCallDialog(ctx, &model.CallDialog{OrgID: orgID, CallID: id, State: dialog})
+		}
+		return nil
 	})
 	var illegal *call.IllegalTransition
 	switch {
@@ -283,7 +300,7 @@ func (q *Queue) Cancel(ctx context.Context, orgID, id string) (model.Call, error
 		if c.Status == model.CallInProgress {
 			ch.To = model.CallCompleted
 		}
-		ended, ok := q.write(orgID, id, ch)
+		ended, ok := q.write(orgID, id, ch, nil)
 		if ok {
 			q.o.Metrics.ended.WithLabelValues(ended.Status, call.CauseAPIEnded).Inc()
 			q.deliver(ended)

@@ -19,7 +19,8 @@ import (
 
 // Rate is the sample rate the engine works at on a session that does not
 // say its own (telephony.Live.Rate 0: an in-memory session). On a phone
-// line it works at the leg's rate instead, 8 kHz for G.711.
+// line it works at the leg's rate instead: 16 kHz for G.722, 8 kHz for
+// G.711.
 const Rate = 16000
 
 // Engine runs conversations with one set of providers.

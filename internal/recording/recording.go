@@ -20,9 +20,6 @@ import (
 	"github.com/parley-voice/parley/internal/media/audio"
 )
 
-// Rate is the recordings' sample rate: the telephone codecs' 8 kHz.
-const Rate = 8000
-
 // LinkTTL is how long a signed link works.
 const LinkTTL = 7 * 24 * time.Hour
 
@@ -89,8 +86,9 @@ type Writer struct {
 	done bool
 }
 
-// Create starts a call's recording.
-func (s *Store) Create(orgID, callID string) (*Writer, error) {
+// Create starts a call's recording at rate Hz, its leg's own (8000 for
+// G.711, 16000 for G.722): a recording keeps the audio as the call carried it.
+func (s *Store) Create(orgID, callID string, rate int) (*Writer, error) {
 	if err := os.MkdirAll(filepath.Join(s.Dir, orgID), 0o750); err != nil {
 		return nil, err
 	}
@@ -98,7 +96,7 @@ func (s *Store) Create(orgID, callID string) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, err := audio.NewStereoWAV(f, Rate)
+	w, err := audio.NewStereoWAV(f, rate)
 	if err != nil {
 		f.Close()
 		return nil, err

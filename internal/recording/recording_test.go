@@ -2,6 +2,7 @@ package recording
 
 import (
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -46,13 +47,20 @@ func TestSignedLinks(t *testing.T) {
 	}
 }
 
+// A recording keeps its call's rate: 8 kHz for G.711, 16 kHz for G.722.
 func TestWriterMakesAStereoWAV(t *testing.T) {
+	for _, rate := range []int{8000, 16000} {
+		t.Run(strconv.Itoa(rate), func(t *testing.T) { testStereoWAV(t, rate) })
+	}
+}
+
+func testStereoWAV(t *testing.T, rate int) {
 	s := &Store{Dir: t.TempDir(), Key: []byte("k")}
-	w, err := s.Create("org-1", "call-1")
+	w, err := s.Create("org-1", "call-1", rate)
 	if err != nil {
 		t.Fatal(err)
 	}
-	caller, agent := audio.Tone(1000, Rate, 20*time.Millisecond, 0.5), audio.Silence(Rate, 20*time.Millisecond)
+	caller, agent := audio.Tone(1000, rate, 20*time.Millisecond, 0.5), audio.Silence(rate, 20*time.Millisecond)
 	for range 50 {
 		w.Write(caller, agent)
 	}
@@ -69,10 +77,10 @@ func TestWriterMakesAStereoWAV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(wav.Channels) != 2 || wav.Rate != Rate || wav.Duration() != time.Second {
+	if len(wav.Channels) != 2 || wav.Rate != rate || wav.Duration() != time.Second {
 		t.Fatalf("%d channels, %d Hz, %v", len(wav.Channels), wav.Rate, wav.Duration())
 	}
-	if !audio.DetectTone(wav.Channels[0][:800], Rate, 1000) || audio.RMS(wav.Channels[1]) != 0 {
+	if !audio.DetectTone(wav.Channels[0][:rate/10], rate, 1000) || audio.RMS(wav.Channels[1]) != 0 {
 		t.Error("channels swapped or garbled")
 	}
 	if _, err := s.Find("call-2"); err == nil {

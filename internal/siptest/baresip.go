@@ -25,8 +25,8 @@ import (
 const phoneUser = "parley"
 
 // Phone is a running baresip: an auto-answering SIP phone on 127.0.0.1 with
-// G.711 only, a 1 kHz sine as its microphone and no speaker, that reports
-// what happens to its calls.
+// G.711 only (or G.722 first: BaresipG722), a sine as its microphone and no
+// speaker, that reports what happens to its calls.
 type Phone struct {
 	t        testing.TB
 	dir      string
@@ -55,11 +55,33 @@ type Phone struct {
 // captured. The process is stopped at t.Cleanup.
 func Baresip(t testing.TB) *Phone {
 	t.Helper()
+	return baresip(t, phoneAudio{codecs: []string{"g711.so"}, tone: 1000})
+}
+
+// BaresipG722 is Baresip as a wideband phone: G.722 first (then G.711),
+// and a 6 kHz sine as its microphone, which only a wideband codec carries.
+func BaresipG722(t testing.TB) *Phone {
+	t.Helper()
+	return baresip(t, phoneAudio{codecs: []string{"g722.so", "g711.so"}, tone: BaresipG722Tone})
+}
+
+// BaresipG722Tone is the frequency BaresipG722's microphone plays, in Hz.
+const BaresipG722Tone = 6000
+
+// phoneAudio is a phone's codec modules, in preference order, and its
+// microphone's sine in Hz.
+type phoneAudio struct {
+	codecs []string
+	tone   int
+}
+
+func baresip(t testing.TB, a phoneAudio) *Phone {
+	t.Helper()
 	RequireBaresip(t)
 	dir := t.TempDir()
 	var lastErr error
 	for range 3 {
-		p, err := startPhone(t, dir)
+		p, err := startPhone(t, dir, a)
 		if err == nil {
 			t.Cleanup(p.stop)
 			return p
@@ -73,7 +95,7 @@ func Baresip(t testing.TB) *Phone {
 	return nil
 }
 
-func startPhone(t testing.TB, dir string) (*Phone, error) {
+func startPhone(t testing.TB, dir string, a phoneAudio) (*Phone, error) {
 	sip, closers, err := freeUDPTCPPort()
 	if err != nil {
 		return nil, err
@@ -94,7 +116,7 @@ call_local_timeout	120
 call_max_calls		4
 audio_player		aubridge,nil
 audio_alert		aubridge,nil
-audio_source		ausine,1000
+audio_source		ausine,%[4]d
 ausrc_srate		48000
 ausrc_channels		2
 audio_level		no
@@ -102,14 +124,13 @@ jitter_buffer_delay	0-0
 rtp_stats		no
 statmode_default	off
 module_path		/usr/lib/baresip/modules
-module			g711.so
-module			ausine.so
+%[5]smodule			ausine.so
 module			aubridge.so
 module_tmp		account.so
 module_app		menu.so
 module_app		ctrl_tcp.so
 ctrl_tcp_listen		%[1]s:%[3]d
-`, localIP, sip, ctrlPort)
+`, localIP, sip, ctrlPort, a.tone, codecModules(a.codecs))
 	files := map[string]string{
 		"config":   config,
 		"accounts": phoneAccount(phoneUser) + "\n",
@@ -158,6 +179,16 @@ ctrl_tcp_listen		%[1]s:%[3]d
 		<-p.done
 		return nil, fmt.Errorf("baresip was not ready within 10s:\n%s", tail(p.Output(), 2000))
 	}
+}
+
+// codecModules loads the codec modules in order: baresip offers codecs in
+// the order their modules were loaded.
+func codecModules(names []string) string {
+	var b strings.Builder
+	for _, n := range names {
+		fmt.Fprintf(&b, "module\t\t\t%s\n", n)
+	}
+	return b.String()
 }
 
 func phoneAccount(user string) string {

@@ -98,6 +98,7 @@ var defaultKeys = map[string]string{
 	"hold":     "2000",
 	"ring":     "0",
 	"audio":    "1",
+	"formats":  "0 8 101",
 	"bye":      "send",
 	"from":     "sipp",
 	"code":     "503",
@@ -489,4 +490,12 @@ func (s *Sipp) cleanup() {
 			s.t.Logf("siptest: sipp %s errors:\n%s", s.scenario, tail(e, 2000))
 		}
 	}
+}
+
+// RequireSipvicious skips the test when SIPVicious (svwar) is not
+// installed, saying which Debian package to install; with CI=true it
+// fails the test instead.
+func RequireSipvicious(t testing.TB) {
+	t.Helper()
+	require(t, "svwar", "sipvicious")
 }

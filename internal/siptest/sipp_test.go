@@ -19,7 +19,7 @@ import (
 // another scenario (or baresip), so each is proven to run under SIPp 3.6.1.
 var covered = []string{
 	"uac_call", "uac_call_wait_bye", "uac_cancel", "uac_digest", "uac_dtmf",
-	"uac_refer", "uac_reject", "uac_talk",
+	"uac_flood", "uac_refer", "uac_reject", "uac_talk",
 	"uas_answer_bye", "uas_answer_many", "uas_answer_wait_bye", "uas_auth",
 	"uas_auth401", "uas_busy", "uas_refer", "uas_reject", "uas_ring_forever",
 	"uas_talk",
@@ -570,3 +570,17 @@ func (f *fakeT) Fatal(args ...any) {
 }
 
 func (f *fakeT) Helper() {}
+
+// uac_flood takes any final error response: 503 and 486 alike end its
+// calls, and each is ACKed.
+func TestFloodScenarioTakesAnyRefusal(t *testing.T) {
+	t.Parallel()
+	for _, code := range []string{"503", "486"} {
+		t.Run(code, func(t *testing.T) {
+			t.Parallel()
+			uas := UAS(t, "uas_reject", Options{Calls: 3, Keys: keys("code", code, "reason", "Refused")})
+			uac := UAC(t, "uac_flood", uas.Addr(), Options{Calls: 3, Rate: 50})
+			mustPass(t, uac, uas)
+		})
+	}
+}

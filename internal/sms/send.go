@@ -145,6 +145,14 @@ func (s *Messages) Send(ctx context.Context, orgID string, in SendInput) (model.
 	return s.send(ctx, orgID, in, origin{})
 }
 
+// SendRecorded is Send with record run in the transaction that stores the
+// message, after it, before it is delivered (an API request's
+// Idempotency-Key): its error undoes the message, which is then neither
+// stored nor sent, and is returned.
+func (s *Messages) SendRecorded(ctx context.Context, orgID string, in SendInput, record func(store.Tx, model.Message) error) (model.Message, error) {
+	return s.send(ctx, orgID, in, origin{record: record})
+}
+
 // origin is what a send knows beyond its input when it is not POST
 // /messages.
 type origin struct {
@@ -154,6 +162,8 @@ type origin struct {
 	conversationID string
 	prompt         string
 	thread         []llm.Message
+	// record runs in the transaction that stores the message.
+	record func(store.Tx, model.Message) error
 }
 
 // send is Send for a message of a call, an inbound reply, or neither.
@@ -193,7 +203,10 @@ func (s *Messages) send(ctx context.Context, orgID string, in SendInput, o origi
 		if m.ConversationID == "" {
 			m.ConversationID = s.conversation(ctx, tx, orgID, rt, in.To.V)
 		}
-		return tx.CreateMessage(ctx, &m)
+		if err := tx.CreateMessage(ctx, &m); err != nil || o.record == nil {
+			return err
+		}
+		return o.record(tx, m)
 	})
 	if err != nil {
 		return model.Message{}, err

@@ -8,6 +8,7 @@ package store
 
 import (
 	"context"
+	"time"
 
 	"github.com/parley-voice/parley/internal/model"
 )
@@ -47,6 +48,35 @@ type Tx interface {
 	Calls
 	Messages
 	TestSuites
+	IdempotencyKeys
+	CallDialogs
+}
+
+// CallDialogs persists the SIP dialog of each answered live call
+// (model.CallDialog), so that whichever server ends a call its own server
+// lost can hang up the far end. The server running the call writes it;
+// the one that ends the call deletes it in the same transaction.
+type CallDialogs interface {
+	// PutCallDialog stores d, replacing the call's previous one.
+	// ErrNotFound when the organization has no such call.
+	PutCallDialog(ctx context.Context, d *model.CallDialog) error
+	// GetCallDialog reads the call's dialog; ErrNotFound when it has none.
+	GetCallDialog(ctx context.Context, orgID, callID string) (model.CallDialog, error)
+	// DeleteCallDialog deletes the call's dialog; none is not an error.
+	DeleteCallDialog(ctx context.Context, orgID, callID string) error
+}
+
+// IdempotencyKeys persists the Idempotency-Keys of create requests
+// (model.IdempotencyKey), written in the transaction that creates their
+// resource. since is the start of the window a key is remembered for:
+// keys from before it count as never used.
+type IdempotencyKeys interface {
+	// PutIdempotencyKey stores k; a key of the organization and scope
+	// stored since since is ErrConflict.
+	PutIdempotencyKey(ctx context.Context, k *model.IdempotencyKey, since time.Time) error
+	GetIdempotencyKey(ctx context.Context, orgID, scope, key string, since time.Time) (model.IdempotencyKey, error)
+	// SetIdempotencyResponse records the body of the first response.
+	SetIdempotencyResponse(ctx context.Context, orgID, scope, key string, body []byte) error
 }
 
 // Orgs persists organizations.
@@ -127,6 +157,10 @@ type SIPTrunks interface {
 	ListSIPTrunks(ctx context.Context, orgID string, p Page) ([]model.SIPTrunk, int, error)
 	UpdateSIPTrunk(ctx context.Context, t *model.SIPTrunk) error
 	DeleteSIPTrunk(ctx context.Context, orgID, id string) error
+	// AnyInboundAuthTrunk reports whether any trunk of any organization
+	// requires inbound digest authentication; it is for answering INVITEs
+	// to unknown numbers as such a trunk would (no enumeration).
+	AnyInboundAuthTrunk(ctx context.Context) (bool, error)
 }
 
 // PhoneNumbers persists phone numbers. An E.164 number exists once in the

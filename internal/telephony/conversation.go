@@ -40,8 +40,8 @@ type Live struct {
 	Call    model.Call
 	Agent   model.Agent
 	Session media.Session
-	// Rate is the leg's own sample rate, its codec's clock (8000 for
-	// G.711): the conversation hears and speaks at it, so the VAD, the
+	// Rate is the leg's own sample rate, its codec's (8000 for G.711,
+	// 16000 for G.722): the conversation hears and speaks at it, so the VAD, the
 	// detectors and the line need no resampling. 0 means 16000 (an
 	// in-memory session).
 	Rate int

@@ -113,6 +113,7 @@ func newEnvUA(t *testing.T, cfg sipua.Config, opts ...envOption) *env {
 	if err := ua.Start(runCtx, phone.Handle); err != nil {
 		t.Fatal(err)
 	}
+	<-q.Recovered() // its end-of-the-previous-run pass would end calls a test writes
 	t.Cleanup(func() {
 		stop()
 		<-queueDone

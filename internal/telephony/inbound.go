@@ -33,8 +33,12 @@ func (p *Phone) Handle(ctx context.Context, in *sipua.Incoming) {
 	var ref *refusal
 	switch {
 	case errors.As(err, &ref):
+		if orgID == "" && !p.authenticated(ctx, in, r) {
+			return
+		}
 		log.Info("inbound call refused", "code", ref.code, "why", ref.msg)
-		if ref.record { // recorded first: the record exists once the caller hears the refusal
+		now := time.Now()
+		if ref.record && p.refusals.take(in.Source, r.to, now) { // recorded first: the record exists once the caller hears the refusal
 			c := p.newInbound(r, in)
 			if err := p.Calls.Record(ctx, &c, call.Change{To: model.CallFailed, HangupCause: ref.cause, ErrorMessage: ref.msg}); err != nil {
 				log.Error("refused call not recorded", "err", err)
@@ -71,7 +75,13 @@ func (p *Phone) Handle(ctx context.Context, in *sipua.Incoming) {
 		finished <- l.Ended()
 		return l, nil
 	}
-	switch err := p.Calls.Answer(ctx, &c, connect); {
+	asked := time.Now()
+	record := p.refusals.take(in.Source, c.ToNumber, asked)
+	err = p.Calls.Answer(ctx, &c, connect, record)
+	if record && !errors.Is(err, callqueue.ErrConcurrencyLimit) {
+		p.refusals.release(in.Source, c.ToNumber, asked) // not refused: nothing recorded to dedupe
+	}
+	switch {
 	case errors.Is(err, callqueue.ErrConcurrencyLimit):
 		_ = in.Reject(486, "Busy Here")
 		return
@@ -94,24 +104,54 @@ var closedChan = func() <-chan struct{} { c := make(chan struct{}); close(c); re
 
 // authorized applies the number's trunk's inbound rules: the source
 // allow-list (403) and digest credentials (407 challenge).
+// authorized admits an INVITE to r as its trunk requires: digest
+// credentials first (so nothing else is told to a caller who has not
+// authenticated), then the source allow-list.
 func (p *Phone) authorized(in *sipua.Incoming, r route) bool {
 	t := r.trunk
 	if t == nil {
 		return true
 	}
-	if !allowed(t, in.Source) {
-		_ = in.Reject(403, "Forbidden")
-		return false
-	}
-	if t.InboundUsername != nil && len(t.InboundPassword) > 0 {
+	if requiresAuth(t) {
 		pw, err := p.Box.Open(t.InboundPassword)
 		if err != nil {
 			_ = in.Reject(500, "Server Internal Error")
 			return false
 		}
-		return in.Authorize(*t.InboundUsername, pw)
+		if !in.Authorize(*t.InboundUsername, pw) {
+			return false
+		}
+	}
+	if !allowed(t, in.Source) {
+		_ = in.Reject(403, "Forbidden")
+		return false
 	}
 	return true
+}
+
+func requiresAuth(t *model.SIPTrunk) bool {
+	return t != nil && t.InboundUsername != nil && len(t.InboundPassword) > 0
+}
+
+// authenticated decides whether a refused INVITE (unknown or unassigned
+// number, disabled agent) may be told why, so that refusals and numbers
+// on authenticating trunks answer alike until the caller authenticates
+// (refusals.go, "Enumeration"). It answers the INVITE itself when not.
+func (p *Phone) authenticated(ctx context.Context, in *sipua.Incoming, r route) bool {
+	if r.trunk != nil {
+		return !requiresAuth(r.trunk) || p.authorized(in, r)
+	}
+	anyAuth, err := p.decoy.authenticating(ctx, p.Store, time.Now())
+	if err != nil {
+		p.log().Error("inbound: do trunks authenticate", "err", err)
+		_ = in.Reject(500, "Server Internal Error")
+		return false
+	}
+	if !anyAuth {
+		return true
+	}
+	p.decoy.challenge(in)
+	return false
 }
 
 func (p *Phone) newInbound(r route, in *sipua.Incoming) model.Call {
@@ -169,5 +209,10 @@ func (p *Phone) connect(ctx context.Context, in *sipua.Incoming, r route, c mode
 	if err != nil {
 		tr = Trunk{}
 	}
-	return p.answered(ctx, c.OrgID, c.ID, c.AgentID, leg, tr)
+	l, err := p.answered(ctx, c.OrgID, c.ID, c.AgentID, leg, tr)
+	if err != nil {
+		return nil, err
+	}
+	l.loopback = in.Header(loopbackHeader) != ""
+	return l, nil
 }

@@ -188,3 +188,45 @@ func TestInboundDigestAuthenticationOnTheTrunk(t *testing.T) {
 		t.Errorf("%d call records; a refused caller must leave none", n)
 	}
 }
+
+// A caller who keeps calling while the organization is at its limit gets
+// 486 each time, but one FAILED / BUSY record (and webhook) per source
+// and number in the refusal window, not one per INVITE.
+func TestRefusalsAtTheLimitRecordedOnce(t *testing.T) {
+	siptest.RequireSipp(t)
+	e := newEnv(t)
+	e.org.ConcurrencyLimit = 1
+	e.write(func(tx store.Tx) error { return tx.UpdateOrg(e.ctx, &e.org) })
+	a := e.agent()
+	e.number("+15551230000", &a.ID, nil)
+	e.number("+15551230001", &a.ID, nil)
+	first := siptest.UAC(t, "uac_call", e.ua.Addr(), siptest.Options{Service: "+15551230000", Keys: map[string]string{"from": "+15559870000", "hold": "5000"}})
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if cs := e.calls(); len(cs) == 1 && cs[0].Status == model.CallInProgress {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the first call was not answered")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for i, number := range []string{"+15551230000", "+15551230000", "+15551230000", "+15551230001", "+15551230001"} {
+		busy := siptest.UAC(t, "uac_reject", e.ua.Addr(), siptest.Options{Service: number, Keys: map[string]string{"code": "486", "from": "+15559870001"}})
+		if err := busy.Wait(); err != nil {
+			t.Fatalf("INVITE %d: %v", i+1, err)
+		}
+	}
+	if err := first.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	busy := map[string]int{}
+	for _, c := range e.calls() {
+		if c = e.waitFinal(c.ID); c.HangupCause != nil && *c.HangupCause == call.CauseBusy {
+			busy[c.ToNumber]++
+		}
+	}
+	if busy["+15551230000"] != 1 || busy["+15551230001"] != 1 {
+		t.Errorf("BUSY records per number %v, want one each", busy)
+	}
+}

@@ -31,6 +31,7 @@ type line struct {
 	outcome  call.Outcome
 	result   call.Result
 	detached bool // a transfer took the leg over: its end is not ours
+	loopback bool // both ends are this server's: nothing to recover
 }
 
 // postCallGrace is how long past its budget a conversation may take to
@@ -42,7 +43,7 @@ const postCallGrace = 2 * time.Second
 func (p *Phone) answered(ctx context.Context, orgID, callID, agentID string, leg *sipua.Leg, trunk Trunk) (*line, error) {
 	l := &line{p: p, leg: leg, trunk: trunk, ended: make(chan struct{})}
 	if p.Recordings != nil {
-		rec, err := p.Recordings.Create(orgID, callID)
+		rec, err := p.Recordings.Create(orgID, callID, leg.Rate())
 		if err != nil {
 			p.log().Error("recording not started", "call_id", callID, "err", err)
 		} else {
@@ -52,7 +53,7 @@ func (p *Phone) answered(ctx context.Context, orgID, callID, agentID string, leg
 	}
 	var live *Live
 	err := p.Store.View(ctx, func(tx store.Tx) (err error) {
-		live = &Live{Session: leg, Rate: sipua.Rate, line: l, Answered: time.Now(), PostCallBudget: p.postCallBudget()}
+		live = &Live{Session: leg, Rate: leg.Rate(), line: l, Answered: time.Now(), PostCallBudget: p.postCallBudget()}
 		if live.Call, err = tx.GetCall(ctx, orgID, callID); err != nil {
 			return err
 		}

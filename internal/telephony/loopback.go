@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"strings"
+
+	"github.com/parley-voice/parley/internal/secret"
 )
 
 // loopbackHeader marks an INVITE the server sent itself over the loopback
@@ -48,4 +50,16 @@ func (p *Phone) loopbackOrg(token string) (string, bool) {
 		return "", false
 	}
 	return org, hmac.Equal([]byte(p.loopbackToken(org)), []byte(token))
+}
+
+// LoopbackSigned tells the SIP user agent's admission (sipua.Admission
+// Exempt) which INVITEs are the server's own over the loopback trunk:
+// those carrying a loopback token signed with box's key. They are never
+// refused for their source's rate, which is the server itself.
+func LoopbackSigned(box *secret.Box) func(header func(name string) string) bool {
+	p := &Phone{Box: box}
+	return func(header func(string) string) bool {
+		_, ok := p.loopbackOrg(header(loopbackHeader))
+		return ok
+	}
 }

@@ -2,6 +2,7 @@ package telephony
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -13,10 +14,13 @@ import (
 )
 
 // toneTalker plays its tone and listens for the other side's; it reports
-// whether it heard it, then waits for the call to end (or hangs up).
+// whether it heard it, and the line it heard it on, then waits for the
+// call to end (or hangs up). The caller's tone is 6 kHz: only a wideband
+// codec carries it.
 type toneTalker struct {
 	mu    sync.Mutex
-	heard map[string]bool // by direction
+	heard map[string]bool   // by direction
+	lines map[string]string // by direction: codec and rate
 }
 
 func (tt *toneTalker) Run(ctx context.Context, l *Live) call.Outcome {
@@ -25,9 +29,9 @@ func (tt *toneTalker) Run(ctx context.Context, l *Live) call.Outcome {
 }
 
 func (tt *toneTalker) converse(ctx context.Context, l *Live) {
-	say, want := 1000.0, 440.0
+	say, want := 6000.0, 440.0
 	if l.Call.Direction == model.Inbound {
-		say, want = 440, 1000
+		say, want = 440, 6000
 	}
 	a := l.Session.Audio(16000)
 	_ = a.Write(audio.Tone(say, 16000, 1500*time.Millisecond, 0.5))
@@ -40,8 +44,13 @@ func (tt *toneTalker) converse(ctx context.Context, l *Live) {
 		}
 		heard = audio.DetectTone(f, 16000, want)
 	}
+	codec := ""
+	if c, ok := l.Session.(interface{ Codec() string }); ok {
+		codec = c.Codec()
+	}
 	tt.mu.Lock()
 	tt.heard[l.Call.Direction] = heard
+	tt.lines[l.Call.Direction] = fmt.Sprintf("%s %d", codec, l.Rate)
 	tt.mu.Unlock()
 	if l.Call.Direction == model.Outbound {
 		_ = a.Drain(ctx)
@@ -54,8 +63,11 @@ func (tt *toneTalker) converse(ctx context.Context, l *Live) {
 	}
 }
 
+// Two agents call each other over the loopback trunk: they negotiate
+// G.722, so the conversation and the recordings run at 16 kHz and a 6 kHz
+// tone, beyond G.711, goes through.
 func TestLoopbackAgentCallsAgent(t *testing.T) {
-	tt := &toneTalker{heard: map[string]bool{}}
+	tt := &toneTalker{heard: map[string]bool{}, lines: map[string]string{}}
 	e := newEnv(t, func(p *Phone, _ *callqueueOptions) { p.Conversation = tt })
 	loop := e.trunk("")
 	callee := e.agent(func(a *model.Agent) { a.Name = "Callee" })
@@ -75,6 +87,9 @@ func TestLoopbackAgentCallsAgent(t *testing.T) {
 	if !tt.heard[model.Outbound] || !tt.heard[model.Inbound] {
 		t.Errorf("tones heard: %v (want both directions)", tt.heard)
 	}
+	if tt.lines[model.Outbound] != "G722 16000" || tt.lines[model.Inbound] != "G722 16000" {
+		t.Errorf("lines %v, want G722 at 16000 Hz both ways", tt.lines)
+	}
 	tt.mu.Unlock()
 
 	// Each side's recording has the far end on the left and itself on the
@@ -82,19 +97,23 @@ func TestLoopbackAgentCallsAgent(t *testing.T) {
 	for _, tc := range []struct {
 		c                 model.Call
 		farEnd, ourselves float64
-	}{{ended, 440, 1000}, {in, 1000, 440}} {
+	}{{ended, 440, 6000}, {in, 6000, 440}} {
 		w := e.recordingOf(tc.c)
-		if !hasTone(w.Channels[0], tc.farEnd) || !hasTone(w.Channels[1], tc.ourselves) {
+		if w.Rate != 16000 {
+			t.Errorf("%s recording at %d Hz, want the line's 16000", tc.c.Direction, w.Rate)
+		}
+		if !hasTone(w.Channels[0], w.Rate, tc.farEnd) || !hasTone(w.Channels[1], w.Rate, tc.ourselves) {
 			t.Errorf("%s recording: left %v Hz %v, right %v Hz %v", tc.c.Direction,
-				tc.farEnd, hasTone(w.Channels[0], tc.farEnd), tc.ourselves, hasTone(w.Channels[1], tc.ourselves))
+				tc.farEnd, hasTone(w.Channels[0], w.Rate, tc.farEnd), tc.ourselves, hasTone(w.Channels[1], w.Rate, tc.ourselves))
 		}
 	}
 }
 
 // hasTone reports whether freq dominates any 100 ms block of pcm.
-func hasTone(pcm []int16, freq float64) bool {
-	for i := 0; i+800 <= len(pcm); i += 400 {
-		if audio.DetectTone(pcm[i:i+800], 8000, freq) {
+func hasTone(pcm []int16, rate int, freq float64) bool {
+	n := rate / 10
+	for i := 0; i+n <= len(pcm); i += n / 2 {
+		if audio.DetectTone(pcm[i:i+n], rate, freq) {
 			return true
 		}
 	}

@@ -33,7 +33,12 @@ func (p *Phone) Dial(ctx context.Context, req call.DialRequest, ringing func()) 
 	if err != nil {
 		return nil, dialError(ctx, err)
 	}
-	return p.answered(ctx, req.OrgID, req.CallID, req.AgentID, leg, trunk)
+	l, err := p.answered(ctx, req.OrgID, req.CallID, req.AgentID, leg, trunk)
+	if err != nil {
+		return nil, err
+	}
+	l.loopback = trunk.Transport == model.TransportLoopback
+	return l, nil
 }
 
 // trunk resolves the trunk a call goes out on.

@@ -17,7 +17,7 @@ import (
 
 // Admitter admits and records inbound calls (callqueue.Queue).
 type Admitter interface {
-	Answer(ctx context.Context, c *model.Call, connect callqueue.Connect) error
+	Answer(ctx context.Context, c *model.Call, connect callqueue.Connect, recordRefusal bool) error
 	Record(ctx context.Context, c *model.Call, ch call.Change) error
 }
 
@@ -56,6 +56,9 @@ type Phone struct {
 	// default DefaultPostCallBudget).
 	PostCallBudget time.Duration
 	Logger         *slog.Logger
+
+	refusals refusals // recent refusals recorded, per source and number
+	decoy    decoy    // answers INVITEs to unknown numbers as an authenticated trunk would
 }
 
 func (p *Phone) postCallBudget() time.Duration {

@@ -115,12 +115,12 @@ func (ln *line) warmTransfer(ctx context.Context, l *Live, number string, w Warm
 		}
 	}
 	say(ln.leg, cfg.HoldMessage)
-	caller := ln.leg.Audio(sipua.Rate)
+	caller := ln.leg.Audio(ln.leg.Rate())
 	if err := caller.Drain(ctx); err != nil {
 		return "", err
 	}
 	if cfg.HoldMusicEnabled != nil && *cfg.HoldMusicEnabled {
-		_ = caller.Write(audio.HoldMusic(sipua.Rate, 5*time.Minute))
+		_ = caller.Write(audio.HoldMusic(ln.leg.Rate(), 5*time.Minute))
 	}
 	dest, err := ln.dialDestination(ctx, l, number)
 	caller.Flush()
@@ -131,7 +131,7 @@ func (ln *line) warmTransfer(ctx context.Context, l *Live, number string, w Warm
 	if w.Summary != "" {
 		say(dest, &w.Summary)
 	}
-	if err := dest.Audio(sipua.Rate).Drain(ctx); err != nil {
+	if err := dest.Audio(dest.Rate()).Drain(ctx); err != nil {
 		_ = dest.Hangup(context.WithoutCancel(ctx))
 		return "", fmt.Errorf("the destination hung up during the introduction")
 	}

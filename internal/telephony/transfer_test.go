@@ -185,7 +185,7 @@ func TestWarmTransferBetweenThreeEndpoints(t *testing.T) {
 			// agent's recording has the caller (left) and the destination's
 			// answer (right, what the caller hears).
 			w := e.recordingOf(c)
-			if !hasTone(w.Channels[0], 1000) || !hasTone(w.Channels[1], 440) {
+			if !hasTone(w.Channels[0], w.Rate, 1000) || !hasTone(w.Channels[1], w.Rate, 440) {
 				t.Errorf("the recording did not go on across the bridge")
 			}
 		}

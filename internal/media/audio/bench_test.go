@@ -35,3 +35,16 @@ func BenchmarkG711Frame(b *testing.B) {
 		dec = DecodeULaw(dec[:0], enc)
 	}
 }
+
+// BenchmarkG722Frame is one 20 ms frame at 16 kHz encoded and decoded: a
+// G.722 leg's codec work per frame, both ways.
+func BenchmarkG722Frame(b *testing.B) {
+	pcm := Tone(440, 16000, 20*time.Millisecond, 0.5)
+	e, d := NewG722Encoder(), NewG722Decoder()
+	enc := make([]byte, 0, 160)
+	dec := make([]int16, 0, 320)
+	for b.Loop() {
+		enc = e.Encode(enc[:0], pcm)
+		dec = d.Decode(dec[:0], enc)
+	}
+}

@@ -1,7 +1,7 @@
 // Package audio is Parley's signal-processing toolbox for call audio: mono
-// 16-bit PCM as media carries it. It owns the G.711 codecs (μ-law and
-// A-law), sample-rate conversion between the phone network's 8 kHz and the
-// rates speech engines want, tone generation (test tones, silence, hold
+// 16-bit PCM as media carries it. It owns the codecs, G.711 (μ-law and
+// A-law, 8 kHz) and G.722 (64 kbit/s sub-band ADPCM, 16 kHz), sample-rate
+// conversion between the codecs' rates and the rates speech engines want, tone generation (test tones, silence, hold
 // music) and tone detection (Goertzel), and WAV files: streaming stereo call
 // recordings out, and reading 16-bit PCM WAV back in.
 //

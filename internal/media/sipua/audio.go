@@ -10,7 +10,7 @@ import (
 )
 
 // legAudio is a Leg's audio at one rate: the one place PCM is resampled
-// between the codec's 8 kHz and what the conversation engine wants.
+// between the codec's rate and what the conversation engine wants.
 type legAudio struct {
 	l    *Leg
 	rate int
@@ -26,7 +26,7 @@ func (a *legAudio) Read(ctx context.Context) ([]int16, error) {
 	select {
 	case f := <-a.l.in:
 		a.arrived = f.at
-		if a.rate == Rate {
+		if a.rate == a.l.rate {
 			return f.pcm, nil
 		}
 		a.mu.Lock()
@@ -48,7 +48,7 @@ func (a *legAudio) Write(pcm []int16) error {
 	default:
 	}
 	var s []int16
-	if a.rate == Rate {
+	if a.rate == a.l.rate {
 		s = append([]int16(nil), pcm...)
 	} else {
 		a.mu.Lock()
@@ -77,7 +77,7 @@ func (a *legAudio) Flush() time.Duration {
 	l.out = kept
 	l.outLive, l.livePlaying = 0, false
 	l.signalDrained()
-	return time.Duration(n) * time.Second / Rate
+	return time.Duration(n) * time.Second / time.Duration(l.rate)
 }
 
 func (a *legAudio) Drain(ctx context.Context) error { return a.l.drain(ctx) }

@@ -28,8 +28,9 @@ type wallClock struct{}
 func (wallClock) Now() time.Time        { return time.Now() }
 func (wallClock) Sleep(d time.Duration) { time.Sleep(d) }
 
-// silence is a frame of ours when nothing was sent; read only.
-var silence = make([]int16, frame)
+// silence holds a frame of ours when nothing was sent, at any leg's rate
+// (silence[:l.frame]); read only.
+var silence = make([]int16, media.FrameSamples(maxRate))
 
 // pacers are a UA's media clocks: one goroutine per core, each pacing a
 // share of the legs. A goroutine and timer per leg cost more in scheduling
@@ -138,7 +139,7 @@ func (l *Leg) pace(now time.Time) bool {
 	if l.stopping() {
 		last := int64(l.End().At.Sub(l.t0) / media.FrameDuration)
 		for ; l.n < last; l.n++ {
-			l.record(silence)
+			l.record(silence[:l.frame])
 		}
 		return true
 	}
@@ -179,7 +180,7 @@ func (l *Leg) stopping() bool {
 
 // tick is one frame: send (or skip) ours, record both sides.
 func (l *Leg) tick(send bool) error {
-	ours := silence
+	ours := silence[:l.frame]
 	switch {
 	case !send:
 		l.tx.skip()

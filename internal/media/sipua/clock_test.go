@@ -47,11 +47,19 @@ func (p *packetLog) WriteRTP(pkt *rtp.Packet) error {
 	return nil
 }
 
-// clockLeg is a leg with no dialog, for driving its clock by hand.
+// clockLeg is a G.711 leg with no dialog, for driving its clock by hand.
 func clockLeg(clk mediaClock, w dmedia.RTPWriter) *Leg {
-	codec := dmedia.CodecAudioUlaw
+	return clockLegWith(clk, w, dmedia.CodecAudioUlaw)
+}
+
+// clockLegWith is a leg with codec and no dialog.
+func clockLegWith(clk mediaClock, w dmedia.RTPWriter, codec dmedia.Codec) *Leg {
+	c := newCoder(codec)
+	rate := pcmRate(codec)
+	frame := media.FrameSamples(rate)
 	return &Leg{
-		codec: codec, clk: clk, tx: newRTPOut(dmedia.NewRTPPacketWriter(w, codec), codec),
+		codec: codec, coder: c, rate: rate, frame: frame, clk: clk,
+		tx:   newRTPOut(dmedia.NewRTPPacketWriter(w, codec), codec, c.encode, frame),
 		ours: make([]int16, frame), heard: make([]int16, frame), in: make(chan inFrame, inFrames), digits: make(chan rune, 1),
 		done: make(chan struct{}), drained: closedChan(), stop: make(chan struct{}),
 	}

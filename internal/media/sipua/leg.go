@@ -15,24 +15,24 @@ import (
 	"github.com/parley-voice/parley/internal/media/audio"
 )
 
-// Rate is the rate of the leg's own PCM: G.711 is 8 kHz.
-const Rate = 8000
-
+// A leg's own PCM is at its codec's rate (Leg.Rate): 8 kHz for G.711,
+// 16 kHz for G.722. Its buffers are counted in 20 ms frames at that rate.
 const (
-	frame = Rate / 50 // samples per 20 ms
-	// maxCallerBacklog bounds the caller audio left for the recording
+	// maxRate is the highest rate a leg's PCM runs at (G.722).
+	maxRate = 16000
+	// callerBacklogFrames bounds the caller audio left for the recording
 	// once the pacer has caught up: more means the far end's clock runs
 	// fast, or its audio came late; the oldest is dropped. It also bounds
 	// bridged audio waiting in a leg's queue.
-	maxCallerBacklog = 10 * frame
-	// maxHeldCaller bounds what the recording holds for a pacer that is
+	callerBacklogFrames = 10
+	// heldCallerFrames bounds what the recording holds for a pacer that is
 	// late (it takes all that is due when it wakes): 1 s.
-	maxHeldCaller = 50 * frame
-	// jitterDepth is the playout buffer of what is played or recorded in
+	heldCallerFrames = 50
+	// jitterFrames is the playout buffer of what is played or recorded in
 	// step with our clock (the recording's caller side, bridged audio):
 	// after running dry it waits until this much is queued, so packets
 	// arriving up to 40 ms late play in order instead of as gaps.
-	jitterDepth = 2 * frame
+	jitterFrames = 2
 	// fillAfter is how many frames overdue the caller's audio is before
 	// the Audio reader gets a frame of silence in its place, so reads
 	// keep real time while the far end sends nothing.
@@ -43,7 +43,7 @@ const (
 )
 
 // Recorder receives every 20 ms tick of a leg: what the far end said and
-// what we sent, both frame samples at Rate, in step. It must not keep or
+// what we sent, both one frame at the leg's Rate, in step. It must not keep or
 // change the slices.
 type Recorder func(farEnd, ours []int16)
 
@@ -63,6 +63,9 @@ type Leg struct {
 	slot   *slot // freed when the leg is over
 
 	codec  dmedia.Codec
+	coder  coder
+	rate   int // of the leg's PCM
+	frame  int // samples per 20 ms at rate
 	reader io.Reader
 
 	clk mediaClock
@@ -97,7 +100,8 @@ type Leg struct {
 	delivered   int64   // frames handed to the reader, audio or filled in
 	lastRTP     time.Time
 	recorder    Recorder
-	peer        *Leg // bridged: caller frames go to peer's out queue
+	peer        *Leg             // bridged: caller frames go to peer's out queue
+	toPeer      *audio.Resampler // bridged to a leg at another rate: ours to its
 	end         media.End
 	ending      bool
 
@@ -126,15 +130,19 @@ func newLeg(ua *UA, d diago.DialogSession, s *slot) (*Leg, error) {
 		return nil, err
 	}
 	codec := dmedia.CodecAudioFromSession(m.MediaSession())
+	rate := pcmRate(codec)
+	frame := media.FrameSamples(rate)
 	l := &Leg{
 		ua:           ua,
 		dialog:       d,
 		key:          legKey(d),
 		slot:         s,
 		codec:        codec,
+		coder:        newCoder(codec),
+		rate:         rate,
+		frame:        frame,
 		reader:       r,
 		clk:          ua.clock,
-		tx:           newRTPOut(m.RTPPacketWriter, codec),
 		ours:         make([]int16, frame),
 		heard:        make([]int16, frame),
 		in:           make(chan inFrame, inFrames),
@@ -145,6 +153,7 @@ func newLeg(ua *UA, d diago.DialogSession, s *slot) (*Leg, error) {
 		mediaTimeout: ua.cfg.MediaTimeout,
 		stop:         make(chan struct{}),
 	}
+	l.tx = newRTPOut(m.RTPPacketWriter, codec, l.coder.encode, frame)
 	l.callID = l.key.callID
 	dtmfR.OnDTMF(func(d rune) error { l.digit(d); return nil })
 	return l, nil
@@ -167,8 +176,13 @@ func (l *Leg) start() {
 	l.ua.pacers.join(l)
 }
 
-// Codec names the negotiated audio codec (PCMU or PCMA).
+// Codec names the negotiated audio codec (G722, PCMU or PCMA).
 func (l *Leg) Codec() string { return l.codec.Name }
+
+// Rate is the sample rate of the leg's own PCM, its codec's: 16000 for
+// G.722, 8000 for G.711. Audio at this rate is neither resampled on its
+// way in nor out, and recordings are made at it.
+func (l *Leg) Rate() int { return l.rate }
 
 // CallID is the SIP Call-ID of the leg's dialog.
 func (l *Leg) CallID() string { return l.callID }
@@ -188,7 +202,7 @@ func (l *Leg) SetRecorder(r Recorder) {
 func (l *Leg) read() {
 	defer l.loops.Done()
 	buf := make([]byte, dmedia.RTPBufSize)
-	pcm := make([]int16, 0, frame*4)
+	pcm := make([]int16, 0, l.frame*4)
 	audioPT := l.codec.PayloadType
 	pr := l.dialog.Media().RTPPacketReader
 	for {
@@ -206,12 +220,7 @@ func (l *Leg) read() {
 			continue // a duplicate, or later than what already played
 		}
 		l.lastSeq, l.haveSeq = seq, true
-		pcm = pcm[:0]
-		if l.codec.PayloadType == dmedia.CodecAudioAlaw.PayloadType {
-			pcm = audio.DecodeALaw(pcm, buf[:n])
-		} else {
-			pcm = audio.DecodeULaw(pcm, buf[:n])
-		}
+		pcm = l.coder.decode(pcm[:0], buf[:n])
 		l.receive(pcm, at)
 	}
 }
@@ -224,27 +233,30 @@ func (l *Leg) receive(pcm []int16, at time.Time) {
 	l.lastRTP = at
 	if l.recorder != nil {
 		l.backlog = append(l.backlog, pcm...)
-		if over := len(l.backlog) - maxHeldCaller; over > 0 {
+		if over := len(l.backlog) - heldCallerFrames*l.frame; over > 0 {
 			l.backlog = append(l.backlog[:0], l.backlog[over:]...)
 		}
 	}
 	ready := l.ready[:0]
 	for len(pcm) > 0 {
 		if l.part == nil {
-			l.part = make([]int16, 0, frame)
+			l.part = make([]int16, 0, l.frame)
 		}
-		c := min(frame-len(l.part), len(pcm))
+		c := min(l.frame-len(l.part), len(pcm))
 		l.part = append(l.part, pcm[:c]...)
 		pcm = pcm[c:]
-		if len(l.part) == frame {
+		if len(l.part) == l.frame {
 			ready = append(ready, l.part)
 			l.part = nil
 			l.delivered++
 		}
 	}
-	peer := l.peer
+	peer, toPeer := l.peer, l.toPeer
 	l.mu.Unlock()
 	for _, f := range ready {
+		if toPeer != nil {
+			f = toPeer.Process(nil, f)
+		}
 		l.deliver(inFrame{f, at}, peer)
 	}
 	clear(ready)
@@ -265,7 +277,7 @@ func (l *Leg) keepReaderInTime(due int64) {
 	bridged := l.peer != nil // the peer plays its own comfort silence
 	l.mu.Unlock()
 	for i := int64(0); i < fill && !bridged; i++ {
-		l.deliver(inFrame{pcm: make([]int16, frame)}, nil)
+		l.deliver(inFrame{pcm: make([]int16, l.frame)}, nil)
 	}
 }
 
@@ -274,7 +286,7 @@ func (l *Leg) keepReaderInTime(due int64) {
 func (l *Leg) trimBacklog() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if over := len(l.backlog) - maxCallerBacklog; over > 0 {
+	if over := len(l.backlog) - callerBacklogFrames*l.frame; over > 0 {
 		l.backlog = append(l.backlog[:0], l.backlog[over:]...)
 	}
 }
@@ -299,11 +311,11 @@ func (l *Leg) record(ours []int16) {
 	}
 	f := l.heard
 	n := 0
-	if !l.dry || len(l.backlog) >= jitterDepth {
+	if !l.dry || len(l.backlog) >= jitterFrames*l.frame {
 		l.dry = false
 		n = copy(f, l.backlog)
 		l.backlog = append(l.backlog[:0], l.backlog[n:]...)
-		l.dry = n < frame
+		l.dry = n < l.frame
 	}
 	clear(f[n:])
 	l.mu.Unlock()
@@ -336,10 +348,10 @@ func (l *Leg) takeOurs(f []int16) (digit rune, isDigit bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	n := 0
-	for n < frame && len(l.out) > 0 {
+	for n < l.frame && len(l.out) > 0 {
 		head := &l.out[0]
 		if head.live && !l.livePlaying {
-			if l.outLive < jitterDepth {
+			if l.outLive < jitterFrames*l.frame {
 				break
 			}
 			l.livePlaying = true
@@ -395,17 +407,18 @@ func (l *Leg) enqueue(it outItem) {
 	}
 }
 
-// dropLive drops the oldest bridged audio beyond maxCallerBacklog: when
+// dropLive drops the oldest bridged audio beyond callerBacklogFrames: when
 // the peer's clock caught up in a burst and ours skipped frames, it would
 // otherwise add to the delay for the rest of the call. mu held.
 func (l *Leg) dropLive() {
-	for i := 0; l.outLive > maxCallerBacklog && i < len(l.out); {
+	limit := callerBacklogFrames * l.frame
+	for i := 0; l.outLive > limit && i < len(l.out); {
 		it := &l.out[i]
 		if !it.live {
 			i++
 			continue
 		}
-		c := min(len(it.pcm), l.outLive-maxCallerBacklog)
+		c := min(len(it.pcm), l.outLive-limit)
 		it.pcm = it.pcm[c:]
 		l.outLive -= c
 		if len(it.pcm) == 0 {
@@ -530,7 +543,7 @@ func (l *Leg) drain(ctx context.Context) error {
 
 // Audio gives the leg's audio at rate.
 func (l *Leg) Audio(rate int) media.Audio {
-	return &legAudio{l: l, rate: rate, up: audio.NewResampler(Rate, rate), down: audio.NewResampler(rate, Rate)}
+	return &legAudio{l: l, rate: rate, up: audio.NewResampler(l.rate, rate), down: audio.NewResampler(rate, l.rate)}
 }
 
 var _ media.Session = (*Leg)(nil)

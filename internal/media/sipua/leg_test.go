@@ -79,8 +79,8 @@ func TestLegsCarryAudioAndDigitsBothWays(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := <-answered
-	if out.Codec() != "PCMU" {
-		t.Errorf("codec %q, want PCMU (first offered)", out.Codec())
+	if out.Codec() != "G722" || in.Codec() != "G722" || out.Rate() != 16000 || in.Rate() != 16000 {
+		t.Errorf("codecs %s at %d Hz and %s at %d Hz, want G722 at 16000 (first offered)", out.Codec(), out.Rate(), in.Codec(), in.Rate())
 	}
 
 	// Caller -> callee at 16 kHz, callee -> caller at 8 kHz: resampling on both ends.

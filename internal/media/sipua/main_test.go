@@ -22,3 +22,10 @@ func TestMain(m *testing.M) {
 		goleak.IgnoreAnyFunction("github.com/emiago/sipgo/sip.(*TransportUDP).readUDPConnection"),
 	)
 }
+
+// The G.711 leg most tests drive: its rate, frame and backlog bound.
+const (
+	Rate             = 8000
+	frame            = Rate / 50
+	maxCallerBacklog = callerBacklogFrames * frame
+)

@@ -4,8 +4,6 @@ import (
 	"encoding/binary"
 
 	dmedia "github.com/emiago/diago/media"
-
-	"github.com/parley-voice/parley/internal/media/audio"
 )
 
 // RFC 4733 event timing, as diago and most phones send it: the tone lasts
@@ -18,8 +16,8 @@ const (
 )
 
 // rtpOut is our side of a leg's RTP, driven by the leg's clock one frame at
-// a time. Every frame advances the RTP timestamp by one frame's samples
-// whether it is sent, skipped (the clock woke too late to send it) or
+// a time. Every frame advances the RTP timestamp by one frame of the RTP
+// clock (160: 8000 Hz for G.711, and for G.722 too, RFC 3551) whether it is sent, skipped (the clock woke too late to send it) or
 // covered by a telephone-event, so timestamps follow wall time; sequence
 // numbers count only packets sent, so they stay continuous. Only the clock
 // goroutine uses it.
@@ -27,7 +25,9 @@ type rtpOut struct {
 	w       *dmedia.RTPPacketWriter
 	audioPT uint8
 	eventPT uint8
-	alaw    bool
+	encode  func(dst []byte, pcm []int16) []byte
+	samples int    // PCM samples in a frame
+	ticks   uint32 // RTP clock ticks in a frame
 
 	enc []byte
 	// owed is timestamp the writer has not been told of yet: skipped
@@ -49,13 +49,15 @@ type rtpEvent struct {
 	buf    [4]byte
 }
 
-func newRTPOut(w *dmedia.RTPPacketWriter, codec dmedia.Codec) *rtpOut {
+func newRTPOut(w *dmedia.RTPPacketWriter, codec dmedia.Codec, encode func([]byte, []int16) []byte, samples int) *rtpOut {
 	return &rtpOut{
 		w:       w,
 		audioPT: codec.PayloadType,
 		eventPT: dmedia.CodecTelephoneEvent8000.PayloadType,
-		alaw:    codec.PayloadType == dmedia.CodecAudioAlaw.PayloadType,
-		enc:     make([]byte, 0, frame),
+		encode:  encode,
+		samples: samples,
+		ticks:   codec.SampleTimestamp(),
+		enc:     make([]byte, 0, samples),
 		gap:     true, // the first packet starts the stream
 	}
 }
@@ -67,13 +69,8 @@ func (o *rtpOut) sending() bool { return o.ev.on }
 // audio sends one frame of our audio.
 func (o *rtpOut) audio(pcm []int16) error {
 	o.settle()
-	o.enc = o.enc[:0]
-	if o.alaw {
-		o.enc = audio.EncodeALaw(o.enc, pcm)
-	} else {
-		o.enc = audio.EncodeULaw(o.enc, pcm)
-	}
-	_, err := o.w.WriteSamples(o.enc, frame, o.gap, o.audioPT)
+	o.enc = o.encode(o.enc[:0], pcm)
+	_, err := o.w.WriteSamples(o.enc, o.ticks, o.gap, o.audioPT)
 	o.gap = false
 	return err
 }
@@ -83,7 +80,7 @@ func (o *rtpOut) audio(pcm []int16) error {
 func (o *rtpOut) skip() {
 	o.gap = true
 	if !o.ev.on {
-		o.owed += frame
+		o.owed += o.ticks
 		return
 	}
 	o.ev.frames++
@@ -105,7 +102,7 @@ func (o *rtpOut) event() error {
 	e := &o.ev
 	e.frames++
 	end := e.frames > eventToneFrames-1
-	dur := min(e.frames, eventToneFrames) * frame
+	dur := uint32(min(e.frames, eventToneFrames)) * o.ticks
 	e.buf[0], e.buf[1] = e.code, eventVolume
 	if end {
 		e.buf[1] |= 0x80
@@ -123,7 +120,7 @@ func (o *rtpOut) event() error {
 
 // endEvent: audio resumes at the timestamp of wall time, past the event.
 func (o *rtpOut) endEvent() {
-	o.owed += uint32(o.ev.frames) * frame
+	o.owed += uint32(o.ev.frames) * o.ticks
 	o.ev.on = false
 }
 
@@ -138,7 +135,7 @@ func (o *rtpOut) settle() {
 // timestamp is the RTP timestamp of the frame after the last one sent or
 // skipped, for sender reports.
 func (o *rtpOut) timestamp() uint32 {
-	return o.w.PacketHeader.Timestamp + o.owed + frame
+	return o.w.PacketHeader.Timestamp + o.owed + o.ticks
 }
 
 // eventCode is the RFC 4733 event of a keypad digit (validDigit holds).

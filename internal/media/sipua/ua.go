@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -37,7 +36,9 @@ type Config struct {
 	UserAgent    string
 	Logger       *slog.Logger
 	// Codecs are the audio codecs offered and accepted, in preference
-	// order: "PCMU", "PCMA" (default both, PCMU first).
+	// order, from "G722", "PCMU" and "PCMA" (default DefaultCodecs: all
+	// three, G722 first). Answering, the first of ours the offer lists
+	// wins, whatever the offer's order.
 	Codecs []string
 	// TLSAddr, when set, listens for SIP over TLS there and lets calls go
 	// out over TLS. TLSCert is the server certificate (nil: a self-signed
@@ -46,6 +47,9 @@ type Config struct {
 	TLSAddr  string
 	TLSCert  *tls.Certificate
 	TLSRoots *x509.CertPool
+	// Admission limits the requests each source address may start
+	// (admission.go); the zero value admits all.
+	Admission Admission
 }
 
 // Handler answers or refuses an inbound INVITE. It runs on its own
@@ -68,6 +72,11 @@ type UA struct {
 	clock  mediaClock // the legs' media clock: the wall's, or a test's
 	pacers *pacers    // send the legs' frames on clock
 
+	started chan struct{} // closed once listening
+	// clients send requests outside live dialogs (EndDialog), per transport.
+	clientsMu sync.Mutex
+	clients   map[string]*sipgo.Client
+
 	auth    *diago.DigestAuthServer
 	tls     bool // SIP over TLS is on
 	tlsAddr string
@@ -76,6 +85,8 @@ type UA struct {
 	cancel  context.CancelFunc
 	serving sync.WaitGroup // inbound handlers
 	closed  bool           // Close has begun: no handler may start (Add must not race Wait)
+
+	admit *admission // nil: every request admitted
 }
 
 // rtpRange: diago's RTP port range is global; set it once.
@@ -132,7 +143,8 @@ func New(cfg Config) (*UA, error) {
 		return nil, err
 	}
 	u := &UA{cfg: cfg, log: cfg.Logger, ua: ua, host: public, addr: net.JoinHostPort(host, strconv.Itoa(port)),
-		clock: wallClock{}, pacers: newPacers(wallClock{}), auth: diago.NewDigestServer()}
+		clock: wallClock{}, pacers: newPacers(wallClock{}), auth: diago.NewDigestServer(), admit: newAdmission(cfg.Admission),
+		started: make(chan struct{})}
 	codecs, err := mediaCodecs(cfg.Codecs)
 	if err != nil {
 		return nil, err
@@ -160,25 +172,6 @@ func New(cfg Config) (*UA, error) {
 	)
 	u.dg = diago.NewDiago(ua, opts...)
 	return u, nil
-}
-
-// mediaCodecs maps codec names to diago's, telephone-event last.
-func mediaCodecs(names []string) ([]dmedia.Codec, error) {
-	if len(names) == 0 {
-		names = []string{"PCMU", "PCMA"}
-	}
-	var out []dmedia.Codec
-	for _, n := range names {
-		switch strings.ToUpper(n) {
-		case "PCMU":
-			out = append(out, dmedia.CodecAudioUlaw)
-		case "PCMA":
-			out = append(out, dmedia.CodecAudioAlaw)
-		default:
-			return nil, fmt.Errorf("codec %q is not supported (PCMU, PCMA)", n)
-		}
-	}
-	return append(out, dmedia.CodecTelephoneEvent8000), nil
 }
 
 // freePort finds a port free on host for both UDP and TCP.
@@ -217,6 +210,7 @@ func (u *UA) Start(ctx context.Context, h Handler) error {
 		cancel()
 		return fmt.Errorf("sip listen on %s: %w", u.addr, err)
 	}
+	close(u.started)
 	return nil
 }
 
@@ -277,6 +271,9 @@ func (u *UA) middleware(next sipgo.RequestHandler) sipgo.RequestHandler {
 		// found by FuzzSIPDatagram): refuse such requests here.
 		if req.From() == nil || req.To() == nil || req.CallID() == nil || req.CSeq() == nil || req.Via() == nil {
 			_ = tx.Respond(sip.NewResponseFromRequest(req, 400, "Bad Request (missing From, To, Call-ID, CSeq or Via)", nil))
+			return
+		}
+		if u.admit != nil && !u.admit.admits(req, tx) {
 			return
 		}
 		switch req.Method {

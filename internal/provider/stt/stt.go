@@ -1,7 +1,8 @@
 // Package stt names what Parley asks of a speech-to-text engine: turn one
 // utterance of the caller's speech (mono 16-bit PCM, cut out by the VAD)
 // into text. Engines live in subpackages (stt/sphinx is the local default,
-// pocketsphinx run as a subprocess, so Parley transcribes fully offline).
+// pocketsphinx decoding inside the process, so Parley transcribes fully
+// offline).
 //
 // Implementations wrap the errors below so callers can tell an engine that
 // cannot run ([ErrUnavailable]) from a request it cannot serve

@@ -99,3 +99,8 @@ func (t *tx) DeleteSIPTrunk(ctx context.Context, orgID, id string) error {
 	return t.change(ctx, "delete sip trunk "+id,
 		`DELETE FROM sip_trunks WHERE org_id = ? AND id = ?`, orgID, id)
 }
+
+func (t *tx) AnyInboundAuthTrunk(ctx context.Context) (bool, error) {
+	n, err := t.count(ctx, "any inbound auth trunk", `SELECT count(*) FROM (SELECT 1 FROM sip_trunks WHERE inbound_username IS NOT NULL LIMIT 1) AS one`)
+	return n > 0, err
+}

@@ -15,6 +15,24 @@ func getSIPTrunk(t *testing.T, b *bundle, orgID, id string) model.SIPTrunk {
 }
 
 var sipTrunkTests = []test{
+	{"AnyInboundAuthTrunk", func(t *testing.T, b *bundle) {
+		anyAuth := func() bool {
+			return read(t, b, func(tx store.Tx) (bool, error) { return tx.AnyInboundAuthTrunk(b.ctx) })
+		}
+		if anyAuth() {
+			t.Fatal("no trunk yet, but one requires authentication")
+		}
+		newSIPTrunk(t, b, b.org.ID)
+		if anyAuth() {
+			t.Fatal("an open trunk reported as requiring authentication")
+		}
+		newSIPTrunk(t, b, b.other.ID, func(s *model.SIPTrunk) {
+			s.InboundUsername, s.InboundPassword = ptr("pbx"), []byte("sealed")
+		})
+		if !anyAuth() {
+			t.Fatal("another organization's authenticated trunk not seen (the answer is deployment-wide)")
+		}
+	}},
 	{"CRUD", func(t *testing.T, b *bundle) {
 		s := newSIPTrunk(t, b, b.org.ID, func(s *model.SIPTrunk) {
 			s.Transport = model.TransportTLS

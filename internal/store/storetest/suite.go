@@ -52,6 +52,8 @@ func Run(t *testing.T, open Opener) {
 		{"TestSuiteCascades", testSuiteCascadeTests},
 		{"Cascades", cascadeTests},
 		{"Transactions", transactionTests},
+		{"IdempotencyKeys", idempotencyTests},
+		{"CallDialogs", callDialogTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
