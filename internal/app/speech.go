@@ -84,7 +84,7 @@ func (c Config) recognizer(log *slog.Logger) stt.Recognizer {
 	case "sherpa":
 		return s.Sherpa.recognizer()
 	}
-	return s.Sphinx.recognizer(c.DataDir)
+	return s.Sphinx.recognizer(c.DataDir, log)
 }
 
 // synthesizer is the --tts engine.

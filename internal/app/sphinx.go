@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 
 	"github.com/parley-voice/parley/internal/provider/stt/sphinx"
@@ -12,13 +13,15 @@ import (
 
 // SphinxConfig is --stt local's: pocketsphinx decoders in the process.
 type SphinxConfig struct {
-	Decoders int
-	MLLR     string
+	Decoders  int
+	MLLR      string
+	PhoneMLLR string
 }
 
 func sphinxFlags(fs *flag.FlagSet, c *SphinxConfig) {
 	fs.IntVar(&c.Decoders, "sphinx-decoders", sphinx.DefaultDecoders(), fmt.Sprintf("--stt local: pocketsphinx decoders (utterances recognised at once; each loads in about 0.5 s on first use and holds about 90 MB; one per CPU, at most %d, by default)", sphinx.MaxDecoders))
 	fs.StringVar(&c.MLLR, "sphinx-mllr", "", "--stt local: an acoustic adaptation transform for the pocketsphinx model (an mllr_matrix file); default none")
+	fs.StringVar(&c.PhoneMLLR, "sphinx-phone-mllr", "builtin", "--stt local: the acoustic adaptation transform for narrowband (G.711) legs: builtin (Parley's, trained on phone audio), none, or an mllr_matrix file")
 }
 
 func (c SphinxConfig) check() []error {
@@ -31,7 +34,19 @@ func (c SphinxConfig) check() []error {
 // recognizer is the local engine: its decoders are loaded on first use,
 // each agent's domain model (package lm) is built under the data
 // directory's cache/sphinx.
-func (c SphinxConfig) recognizer(dataDir string) *sphinx.Recognizer {
-	return sphinx.New(sphinx.Config{Decoders: c.Decoders, MLLR: c.MLLR, CacheDir: filepath.Join(dataDir, "cache", "sphinx"),
+func (c SphinxConfig) recognizer(dataDir string, log *slog.Logger) *sphinx.Recognizer {
+	cache := filepath.Join(dataDir, "cache", "sphinx")
+	narrow := c.PhoneMLLR
+	switch narrow {
+	case "none":
+		narrow = ""
+	case "builtin", "":
+		p, err := sphinx.WritePhoneMLLR(cache)
+		if err != nil {
+			log.Warn("speech to text: the phone transform could not be written; G.711 legs are heard without it", "err", err)
+		}
+		narrow = p
+	}
+	return sphinx.New(sphinx.Config{Decoders: c.Decoders, MLLR: c.MLLR, NarrowbandMLLR: narrow, CacheDir: cache,
 		Builder: sphinx.LMBuilder(lm.Options{})})
 }

@@ -112,7 +112,7 @@ func (c *domains) build(e *domain, texts []string) {
 	}
 	c.mu.Unlock()
 	for _, old := range evicted {
-		old.rec.pool.close()
+		old.rec.close()
 	}
 	close(e.ready)
 }
@@ -140,12 +140,18 @@ func (c *domains) load(key string, texts []string) (*adapted, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	p := newPool(a, c.r.args(lm, dict), c.r.c.DomainDecoders, func() { os.RemoveAll(dir) })
+	p := newPool(a, c.r.args(lm, dict, false), c.r.c.DomainDecoders, func() { os.RemoveAll(dir) })
 	if err := p.warm(c.ctx); err != nil {
 		p.close()
 		return nil, err
 	}
-	return &adapted{r: c.r, pool: p, dir: dir}, nil
+	rec := &adapted{r: c.r, pool: p, dir: dir}
+	if c.r.c.NarrowbandMLLR != "" {
+		// Its decoders load on first use, from the files p keeps until
+		// both are closed (the domain dropped).
+		rec.narrow = newPool(a, c.r.args(lm, dict, true), c.r.c.DomainDecoders, nil)
+	}
+	return rec, nil
 }
 
 // trim drops built domains past the limit, least recently used first,
@@ -187,7 +193,7 @@ func (c *domains) close() error {
 	c.byKey, c.lru = map[string]*domain{}, list.New()
 	c.mu.Unlock()
 	for _, e := range all {
-		e.rec.pool.close()
+		e.rec.close()
 	}
 	return nil
 }
@@ -209,20 +215,33 @@ func safeName(key string) string {
 // adapted is the recognizer for one domain: Recognizer's methods on the
 // domain's pool.
 type adapted struct {
-	r    *Recognizer
-	pool *pool
-	dir  string // the model files
+	r      *Recognizer
+	pool   *pool
+	narrow *pool  // with Config.NarrowbandMLLR, for phone audio; nil without
+	dir    string // the model files
+}
+
+// close frees the domain's decoders.
+func (a *adapted) close() {
+	if a.narrow != nil {
+		a.narrow.close()
+	}
+	a.pool.close()
 }
 
 var _ stt.Streamer = (*adapted)(nil)
 
 // get is the domain's pool, or the generic one once the domain was
 // dropped from the cache (a call that adapted to it may still be going).
-func (a *adapted) get() (*pool, error) {
-	if a.pool.isClosed() {
-		return a.r.pool()
+func (a *adapted) get(rate int) (*pool, error) {
+	p := a.pool
+	if a.narrow != nil && a.r.narrowband(rate) {
+		p = a.narrow
 	}
-	return a.pool, nil
+	if p.isClosed() {
+		return a.r.poolFor(rate)
+	}
+	return p, nil
 }
 
 // Transcribe implements stt.Recognizer with the domain's model.

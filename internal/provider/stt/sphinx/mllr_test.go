@@ -7,10 +7,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/parley-voice/parley/internal/media/audio"
+	"github.com/parley-voice/parley/internal/provider/stt"
 )
 
 // The Debian en-us model's features: 1s_c_d_dd split by its feat.params'
@@ -265,4 +267,52 @@ func readMeansShape(path string) ([]int, error) {
 		lens[i] = int(binary.LittleEndian.Uint32(body[16+4*i:]))
 	}
 	return lens, nil
+}
+
+// The narrowband transform goes only to the decoders that hear phone
+// audio: 8 kHz utterances are decoded by a pool of their own (generic or
+// the domain's) loaded with it, 16 kHz ones by the plain pool, and both
+// recognise the words.
+func TestNarrowbandMLLRHasItsOwnDecoders(t *testing.T) {
+	need(t)
+	cache := t.TempDir()
+	path, err := WritePhoneMLLR(cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, domain := newDental(t, Config{Decoders: 1, NarrowbandMLLR: path, CacheDir: cache})
+	pcm, rate := speak(t, "I would like to book a cleaning")
+	for _, tc := range []struct {
+		name   string
+		rec    stt.Recognizer
+		pcm    []int16
+		rate   int
+		narrow bool
+	}{
+		{"generic, wideband", r, wideband(pcm, rate), 16000, false},
+		{"generic, phone", r, phone(pcm, rate), 8000, true},
+		{"domain, wideband", domain, wideband(pcm, rate), 16000, false},
+		{"domain, phone", domain, phone(pcm, rate), 8000, true},
+	} {
+		res, err := tc.rec.Transcribe(context.Background(), tc.pcm, tc.rate, "en-US")
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if !strings.Contains(res.Text, "cleaning") {
+			t.Errorf("%s: heard %q", tc.name, res.Text)
+		}
+	}
+	r.mu.Lock()
+	narrow, generic := r.narrow, r.generic
+	r.mu.Unlock()
+	if narrow == nil || generic == nil || narrow == generic {
+		t.Fatalf("generic pools: narrow %p, plain %p; want two", narrow, generic)
+	}
+	if !slices.Contains(narrow.args, path) || slices.Contains(generic.args, path) {
+		t.Errorf("the transform is in the plain pool's options %v or missing from the narrow one's %v", generic.args, narrow.args)
+	}
+	a := domain.(*adapted)
+	if a.narrow == nil || !slices.Contains(a.narrow.args, path) || slices.Contains(a.pool.args, path) {
+		t.Errorf("the domain's pools do not split by rate: %+v", a)
+	}
 }

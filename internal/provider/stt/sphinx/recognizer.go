@@ -49,6 +49,12 @@ type Config struct {
 	// MLLR is an acoustic adaptation transform (pocketsphinx's -mllr: an
 	// mllr_matrix file) applied to every decoder; "" none.
 	MLLR string
+	// NarrowbandMLLR is a transform for audio below 16 kHz (G.711 legs:
+	// [PhoneMLLR], written by [WritePhoneMLLR]), applied instead of MLLR
+	// to the decoders that hear it: a pool of their own beside each
+	// generic or domain pool, since the transform that fits phone audio
+	// misfits wideband audio. "" none.
+	NarrowbandMLLR string
 	// Decoders is the generic pool's size: utterances recognised at once.
 	Decoders int
 	// DomainDecoders is each adapted domain's pool size; default
@@ -74,6 +80,7 @@ type Recognizer struct {
 
 	mu      sync.Mutex
 	generic *pool
+	narrow  *pool // the generic model with NarrowbandMLLR, made on first use
 	closed  bool
 
 	domains *domains
@@ -163,8 +170,15 @@ func readable(path string) error {
 	return nil
 }
 
-// args are the decoder options for a language model and dictionary.
-func (r *Recognizer) args(lm, dict string) []string {
+// narrowband reports whether audio at rate goes to the decoders with
+// the narrowband transform.
+func (r *Recognizer) narrowband(rate int) bool {
+	return rate < Rate && r.c.NarrowbandMLLR != ""
+}
+
+// args are the decoder options for a language model and dictionary, for
+// narrowband audio or not.
+func (r *Recognizer) args(lm, dict string, narrow bool) []string {
 	a := []string{
 		"-hmm", filepath.Join(r.c.ModelDir, hmmDir),
 		"-lm", lm,
@@ -172,7 +186,10 @@ func (r *Recognizer) args(lm, dict string) []string {
 		"-samprate", "16000",
 	}
 	a = append(a, tuning...)
-	if r.c.MLLR != "" {
+	switch {
+	case narrow && r.c.NarrowbandMLLR != "":
+		a = append(a, "-mllr", r.c.NarrowbandMLLR)
+	case r.c.MLLR != "":
 		a = append(a, "-mllr", r.c.MLLR)
 	}
 	return a
@@ -192,8 +209,31 @@ func (r *Recognizer) pool() (*pool, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.generic = newPool(a, r.args(filepath.Join(r.c.ModelDir, lmFile), filepath.Join(r.c.ModelDir, dictFile)), r.c.Decoders, nil)
+	r.generic = newPool(a, r.args(filepath.Join(r.c.ModelDir, lmFile), filepath.Join(r.c.ModelDir, dictFile), false), r.c.Decoders, nil)
 	return r.generic, nil
+}
+
+// poolFor is the generic pool for audio at rate: the narrowband one,
+// made on first use, for phone audio when there is a narrowband
+// transform.
+func (r *Recognizer) poolFor(rate int) (*pool, error) {
+	p, err := r.pool()
+	if err != nil || !r.narrowband(rate) {
+		return p, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil, errClosed
+	}
+	if r.narrow == nil {
+		a, err := r.check()
+		if err != nil {
+			return nil, err
+		}
+		r.narrow = newPool(a, r.args(filepath.Join(r.c.ModelDir, lmFile), filepath.Join(r.c.ModelDir, dictFile), true), r.c.Decoders, nil)
+	}
+	return r.narrow, nil
 }
 
 // Close frees the decoders (ones lent now when their utterance ends) and
@@ -201,10 +241,12 @@ func (r *Recognizer) pool() (*pool, error) {
 func (r *Recognizer) Close() error {
 	r.mu.Lock()
 	r.closed = true
-	p := r.generic
+	pools := []*pool{r.generic, r.narrow}
 	r.mu.Unlock()
-	if p != nil {
-		p.close()
+	for _, p := range pools {
+		if p != nil {
+			p.close()
+		}
 	}
 	return r.domains.close()
 }
@@ -214,13 +256,13 @@ func (r *Recognizer) Close() error {
 // allows; canceling ctx returns ctx.Err() within a tenth of a second of
 // audio's decoding and gives the decoder back.
 func (r *Recognizer) Transcribe(ctx context.Context, pcm []int16, rate int, language string) (stt.Result, error) {
-	return transcribe(ctx, r.pool, pcm, rate, language)
+	return transcribe(ctx, r.poolFor, pcm, rate, language)
 }
 
 // Open implements stt.Streamer: it waits for a free decoder (as long as
 // ctx allows) and starts an utterance on it.
 func (r *Recognizer) Open(ctx context.Context, rate int, language string) (stt.Stream, error) {
-	return open(ctx, r.pool, rate, language)
+	return open(ctx, r.poolFor, rate, language)
 }
 
 // request validates a request before any decoder is borrowed.
@@ -243,7 +285,7 @@ func supported(language string) bool {
 // transcribe recognises one utterance with a decoder of the pool get
 // returns, as a stream written a tenth of a second at a time (ctx is
 // looked at between writes).
-func transcribe(ctx context.Context, get func() (*pool, error), pcm []int16, rate int, language string) (stt.Result, error) {
+func transcribe(ctx context.Context, get func(rate int) (*pool, error), pcm []int16, rate int, language string) (stt.Result, error) {
 	if err := request(rate, language); err != nil {
 		return stt.Result{}, err
 	}

@@ -45,11 +45,11 @@ var (
 
 // open borrows a decoder from the pool get returns and starts an
 // utterance on it.
-func open(ctx context.Context, get func() (*pool, error), rate int, language string) (*stream, error) {
+func open(ctx context.Context, get func(rate int) (*pool, error), rate int, language string) (*stream, error) {
 	if err := request(rate, language); err != nil {
 		return nil, err
 	}
-	p, err := get()
+	p, err := get(rate)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +57,7 @@ func open(ctx context.Context, get func() (*pool, error), rate int, language str
 	if errors.Is(err, errClosed) {
 		// A domain's pool closed since get: get now says what replaces it
 		// (the generic pool, or errClosed when the Recognizer is closed).
-		if p, err = get(); err != nil {
+		if p, err = get(rate); err != nil {
 			return nil, err
 		}
 		d, err = p.borrow(ctx)
