@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/parley-voice/parley/internal/spoken"
 )
 
 func TestNormalise(t *testing.T) {
@@ -53,18 +55,18 @@ func TestCardinal(t *testing.T) {
 		1000: "one thousand", 1100: "one thousand one hundred", 20019: "twenty thousand nineteen",
 		1_000_001: "one million one", 7_000_000_000: "seven billion",
 	} {
-		if got := strings.Join(cardinal(n), " "); got != want {
+		if got := strings.Join(spoken.Cardinal(n), " "); got != want {
 			t.Errorf("cardinal(%d) = %q, want %q", n, got, want)
 		}
 	}
 	for in, want := range map[string]string{"1st": "first", "40th": "fortieth", "22nd": "twenty second", "100th": "one hundredth", "9th": "ninth", "5th": "fifth"} {
-		got, ok := number(in)
+		got, ok := spoken.Number(in)
 		if !ok || strings.Join(got, " ") != want {
 			t.Errorf("number(%q) = %q, %v; want %q", in, got, ok, want)
 		}
 	}
 	for _, in := range []string{"", "1,00", "12,3456", "1.", "abc", "1.2.3"} {
-		if got, ok := number(in); ok {
+		if got, ok := spoken.Number(in); ok {
 			t.Errorf("number(%q) = %q, want not a number", in, got)
 		}
 	}
@@ -87,7 +89,7 @@ func FuzzNormalise(f *testing.F) {
 				t.Fatalf("Normalise(%q): word %q has an apostrophe at its edge", s, w)
 			}
 			for _, c := range w {
-				if isDigit(c) || (c != '\'' && !unicode.IsLetter(c) && !unicode.IsDigit(c)) {
+				if spoken.IsDigit(c) || (c != '\'' && !unicode.IsLetter(c) && !unicode.IsDigit(c)) {
 					t.Fatalf("Normalise(%q): word %q holds %q", s, w, c)
 				}
 			}

@@ -12,8 +12,8 @@
 // case; sentences end at . ? ! ; and a colon before a space, at line
 // breaks, bullets and parentheses; {{variables}}, HTML tags and link
 // targets are dropped; URLs and e-mail addresses are said by host ("acme
-// dot com"); numbers are words, with bench/wer's wording (copied, since
-// internal/ does not import bench/, and kept identical by a test):
+// dot com"); numbers are words, worded by package spoken, which the
+// benchmark's normaliser (bench/wer) uses too:
 // "9:30" nine thirty, "$40" forty dollars, "2nd" second, "20%" twenty
 // percent, four or more digits one by one (PINs, extensions), "(555)
 // 123-4567" digit by digit; plus years after a month or a cue such as "in"

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/parley-voice/parley/internal/spoken"
 )
 
 // Sentences splits text into the sentences a caller could say, each as
@@ -49,7 +51,7 @@ func lineSentences(line string) [][]string {
 	prev := "" // the previous token, lower-cased, without punctuation
 	for i, tok := range toks {
 		if phoneGroup.MatchString(tok) {
-			cur = append(cur, digitsAloud(strings.Trim(tok, "()"))...)
+			cur = append(cur, spoken.DigitsAloud(strings.Trim(tok, "()"))...)
 			prev = tok
 			continue
 		}
@@ -147,9 +149,9 @@ func wordsOf(tok, prev, prev2 string) []string {
 	if w, ok := address(tok); ok {
 		return w
 	}
-	if n, ok := parseDigits(tok); ok {
+	if n, ok := spoken.ParseDigits(tok); ok {
 		if _, month := months[prev]; month && n >= 1 && n <= 31 {
-			return ordinalOf(cardinal(n))
+			return spoken.Ordinal(spoken.Cardinal(n))
 		}
 		if _, cue := yearCues[prev]; (cue || isMonth(prev2)) && len(tok) == 4 {
 			if w, ok := year(n); ok {
@@ -166,7 +168,7 @@ func wordsOf(tok, prev, prev2 string) []string {
 	var words []string
 	// "x-rays", "and/or", "24/7": parts are said one after the other
 	for _, part := range strings.FieldsFunc(tok, func(c rune) bool { return c == '-' || c == '/' || c == '–' || c == '—' }) {
-		words = append(words, spoken(part)...)
+		words = append(words, spoken.Token(part)...)
 	}
 	return words
 }
@@ -198,13 +200,13 @@ func year(n uint64) ([]string, bool) {
 	hi, lo := n/100, n%100
 	switch {
 	case n >= 2000 && n < 2010:
-		return cardinal(n), true
+		return spoken.Cardinal(n), true
 	case lo == 0:
-		return append(cardinal(hi), "hundred"), true
+		return append(spoken.Cardinal(hi), "hundred"), true
 	case lo < 10:
-		return append(cardinal(hi), "oh", ones[lo]), true
+		return append(spoken.Cardinal(hi), "oh", spoken.Ones[lo]), true
 	default:
-		return append(cardinal(hi), cardinal(lo)...), true
+		return append(spoken.Cardinal(hi), spoken.Cardinal(lo)...), true
 	}
 }
 
@@ -213,15 +215,15 @@ func year(n uint64) ([]string, bool) {
 func timeOfDay(tok string) ([]string, bool) {
 	t, half := tok, ""
 	for _, suf := range []string{"am", "pm", "a.m", "p.m", "a.m.", "p.m."} {
-		if s, ok := strings.CutSuffix(tok, suf); ok && s != "" && isDigit(rune(s[len(s)-1])) {
+		if s, ok := strings.CutSuffix(tok, suf); ok && s != "" && spoken.IsDigit(rune(s[len(s)-1])) {
 			t, half = s, suf[:1]
 			break
 		}
 	}
-	w, ok := clock(t)
+	w, ok := spoken.Clock(t)
 	if !ok && half != "" {
-		if n, ok2 := parseDigits(t); ok2 && n >= 1 && n <= 12 {
-			w, ok = cardinal(n), true
+		if n, ok2 := spoken.ParseDigits(t); ok2 && n >= 1 && n <= 12 {
+			w, ok = spoken.Cardinal(n), true
 		}
 	}
 	if !ok {
@@ -250,18 +252,18 @@ func digitGroups(tok string) ([]string, bool) {
 		return nil, false
 	}
 	for _, g := range groups {
-		if !allDigits(g) {
+		if !spoken.AllDigits(g) {
 			return nil, false
 		}
 	}
 	if sep == "-" && len(groups) == 2 && len(groups[0]) <= 2 && len(groups[1]) <= 2 {
-		a, _ := parseDigits(groups[0])
-		b, _ := parseDigits(groups[1])
-		return append(append(cardinal(a), "to"), cardinal(b)...), true
+		a, _ := spoken.ParseDigits(groups[0])
+		b, _ := spoken.ParseDigits(groups[1])
+		return append(append(spoken.Cardinal(a), "to"), spoken.Cardinal(b)...), true
 	}
 	var w []string
 	for _, g := range groups {
-		w = append(w, digitsAloud(g)...)
+		w = append(w, spoken.DigitsAloud(g)...)
 	}
 	return w, true
 }
@@ -315,7 +317,7 @@ func address(tok string) ([]string, bool) {
 func spokenParts(s string) []string {
 	var w []string
 	for _, p := range strings.FieldsFunc(s, func(c rune) bool { return c == '.' || c == '-' || c == '_' || c == '+' }) {
-		w = append(w, spoken(p)...)
+		w = append(w, spoken.Token(p)...)
 	}
 	return w
 }

@@ -1,13 +1,16 @@
-package lm
-
-// The number wording is bench/wer's (bench/wer/numbers.go), copied because
-// internal/ does not import bench/: a language model that spells numbers the
-// way the benchmark scores them. Change both together.
+// Package spoken owns how written tokens are said aloud in American
+// English: numbers as words (cardinals, ordinals, digit strings, money,
+// clock times) and the symbols read out alone. The recognition
+// benchmark's normaliser (bench/wer) and the language-model builder
+// (internal/provider/stt/sphinx/lm) both use it, so a model spells
+// numbers the way the benchmark scores them.
+package spoken
 
 import "strings"
 
 var (
-	ones = []string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+	// Ones are the words for 0 to 19.
+	Ones = []string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
 		"ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"}
 	tens   = []string{"", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"}
 	scales = []struct {
@@ -16,16 +19,16 @@ var (
 	}{{1e12, "trillion"}, {1e9, "billion"}, {1e6, "million"}, {1e3, "thousand"}}
 )
 
-// cardinal spells n as it is read aloud, without "and" (American usage):
+// Cardinal spells n as it is read aloud, without "and" (American usage):
 // 1250 is "one thousand two hundred fifty".
-func cardinal(n uint64) []string {
+func Cardinal(n uint64) []string {
 	if n < 20 {
-		return []string{ones[n]}
+		return []string{Ones[n]}
 	}
 	var w []string
 	for _, s := range scales {
 		if n >= s.n {
-			w = append(w, cardinal(n/s.n)...)
+			w = append(w, Cardinal(n/s.n)...)
 			w = append(w, s.name)
 			n %= s.n
 			if n == 0 {
@@ -34,25 +37,25 @@ func cardinal(n uint64) []string {
 		}
 	}
 	if n >= 100 {
-		w = append(w, ones[n/100], "hundred")
+		w = append(w, Ones[n/100], "hundred")
 		n %= 100
 		if n == 0 {
 			return w
 		}
 	}
 	if n < 20 {
-		return append(w, ones[n])
+		return append(w, Ones[n])
 	}
 	w = append(w, tens[n/10])
 	if n%10 != 0 {
-		w = append(w, ones[n%10])
+		w = append(w, Ones[n%10])
 	}
 	return w
 }
 
-// ordinalOf turns the last word of a spelled cardinal into its ordinal:
+// Ordinal turns the last word of a spelled cardinal into its ordinal:
 // "twenty one" to "twenty first".
-func ordinalOf(w []string) []string {
+func Ordinal(w []string) []string {
 	last := w[len(w)-1]
 	irregular := map[string]string{"one": "first", "two": "second", "three": "third", "five": "fifth",
 		"eight": "eighth", "nine": "ninth", "twelve": "twelfth"}
@@ -68,19 +71,19 @@ func ordinalOf(w []string) []string {
 	return append(out, last)
 }
 
-// digitsAloud reads a run of digits one by one ("4242" as "four two four
+// DigitsAloud reads a run of digits one by one ("4242" as "four two four
 // two"): how extensions, PINs and phone numbers are spoken.
-func digitsAloud(s string) []string {
+func DigitsAloud(s string) []string {
 	w := make([]string, 0, len(s))
 	for _, c := range s {
-		w = append(w, ones[c-'0'])
+		w = append(w, Ones[c-'0'])
 	}
 	return w
 }
 
-// parseDigits reads a run of ASCII digits; ok is false when s is empty,
+// ParseDigits reads a run of ASCII digits; ok is false when s is empty,
 // holds anything else, or is too long to be a count.
-func parseDigits(s string) (n uint64, ok bool) {
+func ParseDigits(s string) (n uint64, ok bool) {
 	if s == "" || len(s) > 15 {
 		return 0, false
 	}
@@ -93,7 +96,7 @@ func parseDigits(s string) (n uint64, ok bool) {
 	return n, true
 }
 
-// number spells one token made of digits (and maybe grouping commas, a
+// Number spells one token made of digits (and maybe grouping commas, a
 // decimal point or an ordinal suffix) the way a speaker says it. ok is
 // false when the token is not such a number.
 //
@@ -101,43 +104,43 @@ func parseDigits(s string) (n uint64, ok bool) {
 //	point eight; "21st" twenty first; "4242" four two four two (four or
 //	more digits without commas are read digit by digit, as extensions and
 //	PINs are on the phone, and so is a number with a leading zero).
-func number(tok string) ([]string, bool) {
+func Number(tok string) ([]string, bool) {
 	for _, suf := range []string{"st", "nd", "rd", "th"} {
-		if n, ok := parseDigits(strings.TrimSuffix(tok, suf)); ok && strings.HasSuffix(tok, suf) {
-			return ordinalOf(cardinal(n)), true
+		if n, ok := ParseDigits(strings.TrimSuffix(tok, suf)); ok && strings.HasSuffix(tok, suf) {
+			return Ordinal(Cardinal(n)), true
 		}
 	}
 	if whole, frac, ok := strings.Cut(tok, "."); ok {
-		n, ok1 := number(whole)
-		if !ok1 || !allDigits(frac) {
+		n, ok1 := Number(whole)
+		if !ok1 || !AllDigits(frac) {
 			return nil, false
 		}
-		return append(append(n, "point"), digitsAloud(frac)...), true
+		return append(append(n, "point"), DigitsAloud(frac)...), true
 	}
 	if strings.Contains(tok, ",") {
 		groups := strings.Split(tok, ",")
 		for i, g := range groups {
-			if _, ok := parseDigits(g); !ok || (i > 0 && len(g) != 3) || (i == 0 && len(g) > 3) {
+			if _, ok := ParseDigits(g); !ok || (i > 0 && len(g) != 3) || (i == 0 && len(g) > 3) {
 				return nil, false
 			}
 		}
-		n, _ := parseDigits(strings.Join(groups, ""))
-		return cardinal(n), true
+		n, _ := ParseDigits(strings.Join(groups, ""))
+		return Cardinal(n), true
 	}
-	if !allDigits(tok) {
+	if !AllDigits(tok) {
 		return nil, false
 	}
 	if len(tok) >= 4 || (len(tok) > 1 && tok[0] == '0') {
-		return digitsAloud(tok), true
+		return DigitsAloud(tok), true
 	}
-	n, _ := parseDigits(tok)
-	return cardinal(n), true
+	n, _ := ParseDigits(tok)
+	return Cardinal(n), true
 }
 
-// allDigits reports whether s is a non-empty run of ASCII digits.
-func allDigits(s string) bool {
+// AllDigits reports whether s is a non-empty run of ASCII digits.
+func AllDigits(s string) bool {
 	for _, c := range s {
-		if !isDigit(c) {
+		if !IsDigit(c) {
 			return false
 		}
 	}
