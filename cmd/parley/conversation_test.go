@@ -87,24 +87,7 @@ func TestAgentsHoldAConversationOffline(t *testing.T) {
 	outID := out["id"].(string)
 
 	// B ends the call; both records settle and both webhooks arrive.
-	var inID string
-	deadline := time.Now().Add(150 * time.Second)
-	for {
-		if time.Now().After(deadline) {
-			t.Fatalf("the conversation did not end: %v\n%s", a.do("GET", "/calls/"+outID, "", 200), srv.logs)
-		}
-		time.Sleep(200 * time.Millisecond)
-		list := a.do("GET", "/calls?direction=INBOUND", "", 200)
-		data, _ := list["data"].([]any)
-		if len(data) != 1 {
-			continue
-		}
-		inID = data[0].(map[string]any)["id"].(string)
-		if hooks.got(inID) != nil && hooks.got(outID) != nil {
-			break
-		}
-	}
-	in, outRec := hooks.got(inID), hooks.got(outID)
+	in, outRec := awaitConversation(t, a, srv, hooks, outID, 150*time.Second)
 	if in["status"] != "COMPLETED" || in["hangupCause"] != "END_CALL_TOOL" {
 		t.Errorf("B's call ended %v %v %v", in["status"], in["hangupCause"], in["errorMessage"])
 	}
@@ -144,6 +127,29 @@ func TestAgentsHoldAConversationOffline(t *testing.T) {
 	reqs := fake.Requests()
 	if len(reqs) == 0 || reqs[0].Model != "fake-model" || reqs[0].Header.Get("Authorization") != "Bearer test-key" {
 		t.Errorf("model requests: %d, first %+v", len(reqs), reqs[0])
+	}
+}
+
+// awaitConversation waits, up to limit, until the inbound leg of outID
+// (the only inbound call) and outID itself have both ended and had their
+// post-call webhooks delivered, and returns the two webhooks: the inbound
+// one first.
+func awaitConversation(tb testing.TB, a api, srv *server, hooks *receiver, outID string, limit time.Duration) (in, out map[string]any) {
+	tb.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		if time.Now().After(deadline) {
+			tb.Fatalf("the conversation did not end: %v\n%s", a.do("GET", "/calls/"+outID, "", 200), srv.logs)
+		}
+		time.Sleep(200 * time.Millisecond)
+		data, _ := a.do("GET", "/calls?direction=INBOUND", "", 200)["data"].([]any)
+		if len(data) != 1 {
+			continue
+		}
+		inID := data[0].(map[string]any)["id"].(string)
+		if in, out = hooks.got(inID), hooks.got(outID); in != nil && out != nil {
+			return in, out
+		}
 	}
 }
 

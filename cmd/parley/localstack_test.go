@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
-	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -199,18 +196,7 @@ func TestLocalStackOverTheLoopbackTrunk(t *testing.T) {
 
 	// B's recording (caller left, agent right): its greeting at the pitch
 	// it was synthesized at, not 8.8% sharp.
-	req, _ := http.NewRequest("GET", a.base+"/calls/"+in["id"].(string)+"/recording", nil)
-	req.Header.Set("x-api-key", srv.key)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wav, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	rec, err := audio.ReadWAV(bytes.NewReader(wav))
-	if resp.StatusCode != 200 || err != nil || len(rec.Channels) != 2 {
-		t.Fatalf("recording: %d, %v", resp.StatusCode, err)
-	}
+	rec := recording(t, a, in["id"].(string))
 	agent := rec.Channels[1]
 	start := -1
 	frame := rec.Rate / 50

@@ -63,23 +63,8 @@ func TestAgentsHearEachOtherThroughSherpa(t *testing.T) {
 	out := a.do("POST", "/calls", fmt.Sprintf(`{"agentId":%q,"fromNumber":"+15550001000","toNumber":"+15551230001"}`, caller["id"]), 201)
 	outID := out["id"].(string)
 
-	var inID string
-	deadline := time.Now().Add(150 * time.Second)
-	for {
-		if time.Now().After(deadline) {
-			t.Fatalf("the conversation did not end: %v\n%s", a.do("GET", "/calls/"+outID, "", 200), srv.logs)
-		}
-		time.Sleep(200 * time.Millisecond)
-		data, _ := a.do("GET", "/calls?direction=INBOUND", "", 200)["data"].([]any)
-		if len(data) != 1 {
-			continue
-		}
-		inID = data[0].(map[string]any)["id"].(string)
-		if hooks.got(inID) != nil && hooks.got(outID) != nil {
-			break
-		}
-	}
-	in, outRec := hooks.got(inID), hooks.got(outID)
+	// B ends the call; both records settle and both webhooks arrive.
+	in, outRec := awaitConversation(t, a, srv, hooks, outID, 150*time.Second)
 	if in["hangupCause"] != "END_CALL_TOOL" {
 		t.Errorf("B's call ended %v %v %v", in["status"], in["hangupCause"], in["errorMessage"])
 	}

@@ -142,23 +142,8 @@ func converseOffline(tb testing.TB, bin string, rtpBase int) conversation {
 	out := a.do("POST", "/calls", fmt.Sprintf(`{"agentId":%q,"fromNumber":"+15550001000","toNumber":"+15551239000"}`, patient["id"]), 201)
 	outID := out["id"].(string)
 
-	var inID string
-	deadline := time.Now().Add(240 * time.Second)
-	for {
-		if time.Now().After(deadline) {
-			tb.Fatalf("the conversation did not end: %v\n%s", a.do("GET", "/calls/"+outID, "", 200), srv.logs)
-		}
-		time.Sleep(200 * time.Millisecond)
-		data, _ := a.do("GET", "/calls?direction=INBOUND", "", 200)["data"].([]any)
-		if len(data) != 1 {
-			continue
-		}
-		inID = data[0].(map[string]any)["id"].(string)
-		if hooks.got(inID) != nil && hooks.got(outID) != nil {
-			break
-		}
-	}
-	in, outRec := hooks.got(inID), hooks.got(outID)
+	// B ends the call; both records settle and both webhooks arrive.
+	in, outRec := awaitConversation(tb, a, srv, hooks, outID, 240*time.Second)
 	if in["hangupCause"] != "END_CALL_TOOL" {
 		tb.Errorf("B's call ended %v %v %v", in["status"], in["hangupCause"], in["errorMessage"])
 	}
@@ -174,7 +159,7 @@ func converseOffline(tb testing.TB, bin string, rtpBase int) conversation {
 	c.bHeardA = wordAccuracy(c.aSaid, c.bHeard)
 	c.aHeardB = wordAccuracy(c.bSaid, c.aHeard)
 
-	rec := recording(tb, a, inID)
+	rec := recording(tb, a, in["id"].(string))
 	caller, agent := speechSpans(rec.Channels[0], rec.Rate), speechSpans(rec.Channels[1], rec.Rate)
 	c.gaps = append(responseGaps(caller, agent), responseGaps(agent, caller)...)
 	return c
