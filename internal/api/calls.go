@@ -42,9 +42,13 @@ func (s *Server) createCall(w http.ResponseWriter, r *http.Request) {
 	}
 	// The answer is known in the transaction: a retry after a crash
 	// between the commit and the answer gets exactly what was lost.
-	err = s.Queue.PlaceRecorded(r.Context(), &c, in.SkipQueue.V, func(tx store.Tx, c model.Call) error {
-		return key.record(r.Context(), tx, c.ID, http.StatusCreated, dataBody(presentFullCall(c)))
-	})
+	var record func(store.Tx, model.Call) error
+	if key != nil {
+		record = func(tx store.Tx, c model.Call) error {
+			return key.record(r.Context(), tx, c.ID, http.StatusCreated, dataBody(presentFullCall(c)))
+		}
+	}
+	err = s.Queue.PlaceRecorded(r.Context(), &c, in.SkipQueue.V, record)
 	if err != nil {
 		if errors.Is(err, errKeyUsed) {
 			s.answerRetry(w, r, key)

@@ -36,8 +36,8 @@ const (
 // with the same key committed first: the request answers as that one did.
 var errKeyUsed = errors.New("api: idempotency key used by a concurrent request")
 
-// idempotent is a create request's Idempotency-Key. A nil *idempotent is a
-// request without one, and its methods do nothing.
+// idempotent is a create request's Idempotency-Key; nil for a request
+// without one.
 type idempotent struct {
 	orgID, scope, key, hash string
 	// render answers a replay whose first response is not stored yet (a
@@ -150,9 +150,6 @@ func (s *Server) answerRetry(w http.ResponseWriter, r *http.Request, k *idempote
 // record stores the key in a create transaction, for the resource id and
 // its answer (nil when it is not known yet: see respond).
 func (k *idempotent) record(ctx context.Context, tx store.Tx, id string, status int, answer []byte) error {
-	if k == nil {
-		return nil
-	}
 	now := model.Now()
 	err := tx.PutIdempotencyKey(ctx, &model.IdempotencyKey{OrgID: k.orgID, Scope: k.scope, Key: k.key, RequestHash: k.hash,
 		ResourceID: id, StatusCode: status, Response: answer, CreatedAt: now}, now.Add(-model.IdempotencyWindow))

@@ -141,9 +141,13 @@ func (s *Server) sendMessage(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	m, err := s.Messages.SendRecorded(r.Context(), orgID(r), in, func(tx store.Tx, m model.Message) error {
-		return key.record(r.Context(), tx, m.ID, http.StatusCreated, nil)
-	})
+	var record func(store.Tx, model.Message) error
+	if key != nil {
+		record = func(tx store.Tx, m model.Message) error {
+			return key.record(r.Context(), tx, m.ID, http.StatusCreated, nil)
+		}
+	}
+	m, err := s.Messages.SendRecorded(r.Context(), orgID(r), in, record)
 	if errors.Is(err, errKeyUsed) {
 		s.answerRetry(w, r, key)
 		return
