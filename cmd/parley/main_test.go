@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -10,21 +11,42 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 )
 
-// build compiles the parley binary once for this test binary.
+// build returns the parley binary, compiled once for this test binary
+// (CGO_ENABLED=0, as shipped): every process test runs the same build, and
+// linking it again for each test cost minutes of `make test`.
 func build(t testing.TB) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "parley")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("CGO_ENABLED=0 go build: %v\n%s", err, out)
+	built.once.Do(func() {
+		dir, err := os.MkdirTemp("", "parley-test-bin-")
+		if err != nil {
+			built.err = err
+			return
+		}
+		built.dir = dir
+		built.path = filepath.Join(dir, "parley")
+		cmd := exec.Command("go", "build", "-o", built.path, ".")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("CGO_ENABLED=0 go build: %v\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	return bin
+	return built.path
+}
+
+// built is the binary build compiles; TestMain removes its directory.
+var built struct {
+	once      sync.Once
+	dir, path string
+	err       error
 }
 
 // The real process: first start prints one key, the API answers it, and
