@@ -54,8 +54,10 @@ type TrunkRegistration struct {
 	ExpiresSeconds int     `json:"expiresSeconds"`
 	// ContactUser is the user of the Contact we register: INVITEs to it
 	// are the trunk's inbound calls. Never empty; unique in the deployment.
-	ContactUser string `json:"-"`
-	Enabled     bool   `json:"enabled"`
+	// ContactUserSet says it was given, not derived from the username.
+	ContactUser    string `json:"-"`
+	ContactUserSet bool   `json:"contactUserSet,omitempty"`
+	Enabled        bool   `json:"enabled"`
 }
 
 // Registration states.
