@@ -49,8 +49,8 @@ func presentSIPTrunk(t model.SIPTrunk) sipTrunkJSON {
 }
 
 // presentRegistration shows the status its holder last wrote, except that
-// a binding past its expiry (its server stopped refreshing it) is
-// unregistered whatever was written.
+// a disabled registration, and a binding past its expiry (its server
+// stopped refreshing it), are unregistered whatever was written.
 func presentRegistration(r *model.TrunkRegistration, st model.RegistrationStatus, now time.Time) *registrationJSON {
 	if r == nil {
 		return nil
@@ -64,7 +64,7 @@ func presentRegistration(r *model.TrunkRegistration, st model.RegistrationStatus
 		e := ts(*st.ExpiresAt)
 		out.ExpiresAt = &e
 	}
-	if out.State == "" || (out.State == model.RegistrationRegistered && st.ExpiresAt != nil && !st.ExpiresAt.After(now)) {
+	if out.State == "" || !r.Enabled || (out.State == model.RegistrationRegistered && st.ExpiresAt != nil && !st.ExpiresAt.After(now)) {
 		out.State, out.ExpiresAt = model.RegistrationUnregistered, nil
 	}
 	return out
