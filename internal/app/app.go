@@ -20,8 +20,8 @@ import (
 	"github.com/parley-voice/parley/internal/callqueue"
 	"github.com/parley-voice/parley/internal/eval"
 	"github.com/parley-voice/parley/internal/knowledge"
-	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/media/sipua"
+	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/org"
 	"github.com/parley-voice/parley/internal/pipeline"
 	embedopenai "github.com/parley-voice/parley/internal/provider/embed/openai"
@@ -171,7 +171,7 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 	if phone != nil {
 		keeper = registration.New(registration.Options{
 			Store: st, Box: box, Node: nodeID(c), LeaseTTL: c.CallLease, ClaimAll: c.DatabaseURL == "",
-			Bind: func(rc sipua.RegistrationConfig) (registration.Binding, error) { return ua.NewRegistration(rc) },
+			Bind:       func(rc sipua.RegistrationConfig) (registration.Binding, error) { return ua.NewRegistration(rc) },
 			MaxBackoff: c.SIPRegisterMaxBackoff, RequestTimeout: c.SIPRegisterTimeout, Logger: log,
 		})
 		for _, state := range []string{model.RegistrationRegistering, model.RegistrationRegistered, model.RegistrationFailed} {

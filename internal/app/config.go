@@ -35,38 +35,38 @@ type Config struct {
 	PostCallBudget       time.Duration
 	AllowPrivateWebhooks bool
 
-	SIPAddr           string
-	SIPPublicHost     string
-	RTPPorts          string
-	PublicURL         string
-	RingTimeout       time.Duration
-	SIPMaxDialogs     int
-	SIPInviteRate     float64
-	SIPInviteBurst    int
-	SIPMediaTimeout   time.Duration
+	SIPAddr         string
+	SIPPublicHost   string
+	RTPPorts        string
+	PublicURL       string
+	RingTimeout     time.Duration
+	SIPMaxDialogs   int
+	SIPInviteRate   float64
+	SIPInviteBurst  int
+	SIPMediaTimeout time.Duration
 	// SIPRegisterTimeout bounds one REGISTER; SIPRegisterMaxBackoff caps
 	// the wait between failed attempts (trunk registration).
 	SIPRegisterTimeout    time.Duration
 	SIPRegisterMaxBackoff time.Duration
-	SIPCodecs         string
-	SIPTrunkHost      string
-	SIPTrunkPort      int
-	SIPTrunkTransport string
-	SIPTrunkUsername  string
-	SIPTrunkPassword  string
-	LLMBaseURL        string
-	LLMAPIKey         string
-	LLMModel          string
-	STT               string
-	TTS               string
-	Speech            SpeechConfig
-	OTelEndpoint      string
-	EmbeddingsBaseURL string
-	EmbeddingsAPIKey  string
-	EmbeddingsModel   string
-	SIPTLSAddr        string
-	SIPTLSCert        string
-	SIPTLSKey         string
+	SIPCodecs             string
+	SIPTrunkHost          string
+	SIPTrunkPort          int
+	SIPTrunkTransport     string
+	SIPTrunkUsername      string
+	SIPTrunkPassword      string
+	LLMBaseURL            string
+	LLMAPIKey             string
+	LLMModel              string
+	STT                   string
+	TTS                   string
+	Speech                SpeechConfig
+	OTelEndpoint          string
+	EmbeddingsBaseURL     string
+	EmbeddingsAPIKey      string
+	EmbeddingsModel       string
+	SIPTLSAddr            string
+	SIPTLSCert            string
+	SIPTLSKey             string
 }
 
 // storeFlags are the flags of every command that opens the database.
