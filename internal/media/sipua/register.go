@@ -176,28 +176,51 @@ func (r *Registration) contact() sip.Uri {
 
 var contactExpires = regexp.MustCompile(`(?i);\s*expires\s*=\s*(\d+)`)
 
-// granted is the expiry the registrar gave our Contact: its expires
-// parameter among the Contacts of the 200, else the Expires header, else
-// what we asked for.
+// granted is the expiry the registrar gave our Contact.
 func (r *Registration) granted(res *sip.Response) time.Duration {
-	ours := "sip:" + strings.ToLower(r.cfg.ContactUser) + "@" + strings.ToLower(r.ua.host)
+	var contacts []string
 	for _, h := range res.GetHeaders("Contact") {
-		// One header may list several contacts.
-		for _, c := range strings.Split(h.Value(), ",") {
+		contacts = append(contacts, h.Value())
+	}
+	expires := ""
+	if h := res.GetHeader("Expires"); h != nil {
+		expires = h.Value()
+	}
+	return grantedExpiry(contacts, expires, "sip:"+r.cfg.ContactUser+"@"+r.ua.host, r.cfg.Expires)
+}
+
+// maxGranted bounds what a registrar may grant (a year): longer is taken
+// as a year, so a refresh is never scheduled beyond any timer's range.
+const maxGranted = 365 * 24 * time.Hour
+
+// grantedExpiry reads a 2xx to REGISTER (untrusted bytes): the expires
+// parameter of our contact (ours, "sip:user@host") among the Contact
+// header values, each of which may list several contacts; else the
+// Expires header; else asked.
+func grantedExpiry(contacts []string, expires, ours string, asked time.Duration) time.Duration {
+	ours = strings.ToLower(ours)
+	for _, v := range contacts {
+		for _, c := range strings.Split(v, ",") {
 			if !strings.Contains(strings.ToLower(c), ours) {
 				continue
 			}
 			if m := contactExpires.FindStringSubmatch(c); m != nil {
-				if n, err := strconv.Atoi(m[1]); err == nil {
-					return time.Duration(n) * time.Second
-				}
+				return seconds(m[1])
 			}
 		}
 	}
-	if h := res.GetHeader("Expires"); h != nil {
-		if n, err := strconv.Atoi(strings.TrimSpace(h.Value())); err == nil {
-			return time.Duration(n) * time.Second
+	if e := strings.TrimSpace(expires); e != "" {
+		if _, err := strconv.ParseUint(e, 10, 64); err == nil {
+			return seconds(e)
 		}
 	}
-	return r.cfg.Expires
+	return asked
+}
+
+func seconds(digits string) time.Duration {
+	n, err := strconv.ParseUint(digits, 10, 64)
+	if err != nil || n > uint64(maxGranted/time.Second) {
+		return maxGranted
+	}
+	return time.Duration(n) * time.Second
 }
