@@ -173,13 +173,25 @@ func (k *Keeper) sync(ctx context.Context) {
 		k.mu.Unlock()
 		switch {
 		case !mine && h != nil:
-			// Another server took it over (our lease lapsed): its binding
-			// is its own; ours expires on its own.
-			k.o.Logger.Warn("registration taken over by another server", "org_id", h.orgID, "trunk_id", id)
-			k.release(h, false)
+			k.lost(ctx, h)
 		case mine && h == nil:
 			k.start(ctx, orgs[id], id, cfg)
 		}
+	}
+}
+
+// lost lets go of a registration whose claim failed: the trunk was
+// deleted or its registration removed or disabled since the listing
+// (unregister), or another server took it over once our lease lapsed (its
+// binding is its own; ours expires by itself).
+func (k *Keeper) lost(ctx context.Context, h *held) {
+	t, err := store.Read(ctx, k.o.Store, func(tx store.Tx) (model.SIPTrunk, error) { return tx.GetSIPTrunk(ctx, h.orgID, h.trunkID) })
+	switch {
+	case errors.Is(err, store.ErrNotFound) || (err == nil && (t.Registration == nil || !t.Registration.Enabled)):
+		k.release(h, true)
+	default:
+		k.o.Logger.Warn("registration taken over by another server", "org_id", h.orgID, "trunk_id", h.trunkID)
+		k.release(h, false)
 	}
 }
 
