@@ -302,4 +302,3 @@ func TestRestartRegistersAgain(t *testing.T) {
 		t.Fatal("no REGISTER after the restart")
 	}
 }
-
