@@ -51,6 +51,8 @@ type Options struct {
 type Keeper struct {
 	o Options
 
+	syncMu sync.Mutex // one sync at a time: two could start one registration twice
+
 	mu   sync.Mutex
 	held map[string]*held // trunk id -> the registration being kept
 }
@@ -120,6 +122,8 @@ func (k *Keeper) States() map[string]int {
 // leases of those still wanted, takes free ones, and lets go of those
 // removed, disabled, changed or lost to another server.
 func (k *Keeper) sync(ctx context.Context) {
+	k.syncMu.Lock()
+	defer k.syncMu.Unlock()
 	trunks, err := store.Read(ctx, k.o.Store, func(tx store.Tx) ([]model.SIPTrunk, error) { return tx.RegisteringTrunks(ctx) })
 	if err != nil {
 		if ctx.Err() == nil {
