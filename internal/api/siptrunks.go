@@ -1,23 +1,41 @@
 package api
 
 import (
+	"time"
+
 	"github.com/parley-voice/parley/internal/model"
 )
 
 // sipTrunkJSON never carries passwords, only whether one is set.
 type sipTrunkJSON struct {
-	ID                  string    `json:"id"`
-	FriendlyName        string    `json:"friendlyName"`
-	Host                *string   `json:"host"`
-	Port                *int      `json:"port"`
-	Transport           string    `json:"transport"`
-	Username            *string   `json:"username"`
-	PasswordSet         bool      `json:"passwordSet"`
-	InboundUsername     *string   `json:"inboundUsername"`
-	InboundPasswordSet  bool      `json:"inboundPasswordSet"`
-	InboundAllowedCIDRs []string  `json:"inboundAllowedCidrs"`
-	CreatedAt           timestamp `json:"createdAt"`
-	UpdatedAt           timestamp `json:"updatedAt"`
+	ID                  string            `json:"id"`
+	FriendlyName        string            `json:"friendlyName"`
+	Host                *string           `json:"host"`
+	Port                *int              `json:"port"`
+	Transport           string            `json:"transport"`
+	Username            *string           `json:"username"`
+	PasswordSet         bool              `json:"passwordSet"`
+	InboundUsername     *string           `json:"inboundUsername"`
+	InboundPasswordSet  bool              `json:"inboundPasswordSet"`
+	InboundAllowedCIDRs []string          `json:"inboundAllowedCidrs"`
+	Registration        *registrationJSON `json:"registration"`
+	CreatedAt           timestamp         `json:"createdAt"`
+	UpdatedAt           timestamp         `json:"updatedAt"`
+}
+
+// registrationJSON is a trunk's registration: its settings as given (null
+// registrar, transport and username use the trunk's) and where it stands.
+type registrationJSON struct {
+	Registrar      *string    `json:"registrar"`
+	Transport      *string    `json:"transport"`
+	Username       *string    `json:"username"`
+	PasswordSet    bool       `json:"passwordSet"`
+	ExpiresSeconds int        `json:"expiresSeconds"`
+	ContactUser    string     `json:"contactUser"`
+	Enabled        bool       `json:"enabled"`
+	State          string     `json:"state"`
+	ExpiresAt      *timestamp `json:"expiresAt"`
+	LastError      *string    `json:"lastError"`
 }
 
 func presentSIPTrunk(t model.SIPTrunk) sipTrunkJSON {
@@ -25,6 +43,29 @@ func presentSIPTrunk(t model.SIPTrunk) sipTrunkJSON {
 		ID: t.ID, FriendlyName: t.FriendlyName, Host: t.Host, Port: t.Port, Transport: t.Transport,
 		Username: t.Username, PasswordSet: len(t.Password) > 0, InboundUsername: t.InboundUsername,
 		InboundPasswordSet: len(t.InboundPassword) > 0, InboundAllowedCIDRs: nonNil(t.InboundAllowedCIDRs),
-		CreatedAt: ts(t.CreatedAt), UpdatedAt: ts(t.UpdatedAt),
+		Registration: presentRegistration(t.Registration, t.RegistrationStatus, time.Now()),
+		CreatedAt:    ts(t.CreatedAt), UpdatedAt: ts(t.UpdatedAt),
 	}
+}
+
+// presentRegistration shows the status its holder last wrote, except that
+// a disabled registration, and a binding past its expiry (its server
+// stopped refreshing it), are unregistered whatever was written.
+func presentRegistration(r *model.TrunkRegistration, st model.RegistrationStatus, now time.Time) *registrationJSON {
+	if r == nil {
+		return nil
+	}
+	out := &registrationJSON{
+		Registrar: r.Registrar, Transport: r.Transport, Username: r.Username, PasswordSet: len(r.Password) > 0,
+		ExpiresSeconds: r.ExpiresSeconds, ContactUser: r.ContactUser, Enabled: r.Enabled,
+		State: st.State, LastError: st.LastError,
+	}
+	if st.ExpiresAt != nil {
+		e := ts(*st.ExpiresAt)
+		out.ExpiresAt = &e
+	}
+	if out.State == "" || !r.Enabled || (out.State == model.RegistrationRegistered && st.ExpiresAt != nil && !st.ExpiresAt.After(now)) {
+		out.State, out.ExpiresAt = model.RegistrationUnregistered, nil
+	}
+	return out
 }

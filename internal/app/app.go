@@ -21,6 +21,7 @@ import (
 	"github.com/parley-voice/parley/internal/eval"
 	"github.com/parley-voice/parley/internal/knowledge"
 	"github.com/parley-voice/parley/internal/media/sipua"
+	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/org"
 	"github.com/parley-voice/parley/internal/pipeline"
 	embedopenai "github.com/parley-voice/parley/internal/provider/embed/openai"
@@ -31,6 +32,7 @@ import (
 	"github.com/parley-voice/parley/internal/store/postgres"
 	"github.com/parley-voice/parley/internal/store/sqlite"
 	"github.com/parley-voice/parley/internal/telephony"
+	"github.com/parley-voice/parley/internal/telephony/registration"
 	"github.com/parley-voice/parley/internal/webhook"
 )
 
@@ -49,6 +51,9 @@ type App struct {
 	// UA is the SIP user agent (nil unless --dialer sip); serve starts it.
 	UA    *sipua.UA
 	Phone *telephony.Phone
+	// Registrations keeps trunks' registrations alive (nil unless
+	// --dialer sip); serve runs it while SIP is up.
+	Registrations *registration.Keeper
 	// Engine runs conversations; Close waits for the traces of ended calls
 	// it is still exporting.
 	Engine *pipeline.Engine
@@ -162,7 +167,19 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 	runner.Judge = eval.Judge{LLM: engine.LLM, Model: c.LLMModel}
 	services.TestSuites.Generator = eval.Generator{LLM: engine.LLM, Model: c.LLMModel}
 	runner.Node, runner.LeaseTTL, runner.ReclaimAll, runner.Logger = nodeID(c), c.CallLease, c.DatabaseURL == "", log
+	var keeper *registration.Keeper
 	if phone != nil {
+		keeper = registration.New(registration.Options{
+			Store: st, Box: box, Node: nodeID(c), LeaseTTL: c.CallLease, ClaimAll: c.DatabaseURL == "",
+			Bind:       func(rc sipua.RegistrationConfig) (registration.Binding, error) { return ua.NewRegistration(rc) },
+			MaxBackoff: c.SIPRegisterMaxBackoff, RequestTimeout: c.SIPRegisterTimeout, Logger: log,
+		})
+		for _, state := range []string{model.RegistrationRegistering, model.RegistrationRegistered, model.RegistrationFailed} {
+			reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Name: "parley_sip_registrations", ConstLabels: prometheus.Labels{"state": state},
+				Help: "Trunk registrations this server keeps, by state.",
+			}, func() float64 { return float64(keeper.States()[state]) }))
+		}
 		runner.Calls = services.Queue // call-mode attempts need real calls over the loopback trunk
 		phone.Calls = services.Queue
 		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
@@ -187,7 +204,7 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 		RateLimit: c.RateLimit, RateBurst: c.RateBurst, AfterCommit: killAfterCommit(),
 	})
 	return &App{Config: c, Store: st, Orgs: services.Orgs, Knowledge: services.KnowledgeBases, Messages: services.Messages, API: server, Queue: services.Queue, Webhooks: hooks,
-		TestRuns: runner, UA: ua, Phone: phone, Engine: engine, Log: log}, nil
+		TestRuns: runner, UA: ua, Phone: phone, Registrations: keeper, Engine: engine, Log: log}, nil
 }
 
 // newPhone builds the SIP user agent and the phone over it, whose calls

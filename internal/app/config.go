@@ -35,34 +35,38 @@ type Config struct {
 	PostCallBudget       time.Duration
 	AllowPrivateWebhooks bool
 
-	SIPAddr           string
-	SIPPublicHost     string
-	RTPPorts          string
-	PublicURL         string
-	RingTimeout       time.Duration
-	SIPMaxDialogs     int
-	SIPInviteRate     float64
-	SIPInviteBurst    int
-	SIPMediaTimeout   time.Duration
-	SIPCodecs         string
-	SIPTrunkHost      string
-	SIPTrunkPort      int
-	SIPTrunkTransport string
-	SIPTrunkUsername  string
-	SIPTrunkPassword  string
-	LLMBaseURL        string
-	LLMAPIKey         string
-	LLMModel          string
-	STT               string
-	TTS               string
-	Speech            SpeechConfig
-	OTelEndpoint      string
-	EmbeddingsBaseURL string
-	EmbeddingsAPIKey  string
-	EmbeddingsModel   string
-	SIPTLSAddr        string
-	SIPTLSCert        string
-	SIPTLSKey         string
+	SIPAddr         string
+	SIPPublicHost   string
+	RTPPorts        string
+	PublicURL       string
+	RingTimeout     time.Duration
+	SIPMaxDialogs   int
+	SIPInviteRate   float64
+	SIPInviteBurst  int
+	SIPMediaTimeout time.Duration
+	// SIPRegisterTimeout bounds one REGISTER; SIPRegisterMaxBackoff caps
+	// the wait between failed attempts (trunk registration).
+	SIPRegisterTimeout    time.Duration
+	SIPRegisterMaxBackoff time.Duration
+	SIPCodecs             string
+	SIPTrunkHost          string
+	SIPTrunkPort          int
+	SIPTrunkTransport     string
+	SIPTrunkUsername      string
+	SIPTrunkPassword      string
+	LLMBaseURL            string
+	LLMAPIKey             string
+	LLMModel              string
+	STT                   string
+	TTS                   string
+	Speech                SpeechConfig
+	OTelEndpoint          string
+	EmbeddingsBaseURL     string
+	EmbeddingsAPIKey      string
+	EmbeddingsModel       string
+	SIPTLSAddr            string
+	SIPTLSCert            string
+	SIPTLSKey             string
 }
 
 // storeFlags are the flags of every command that opens the database.
@@ -99,6 +103,8 @@ func serveFlags(fs *flag.FlagSet, c *Config) {
 	fs.Float64Var(&c.SIPInviteRate, "sip-invite-rate", 20, "INVITEs (and REGISTER, OPTIONS) per second one source address may send on average, checked before any other work; over it: 503 with Retry-After (0: no limit)")
 	fs.IntVar(&c.SIPInviteBurst, "sip-invite-burst", 100, "how many INVITEs one source address may send at once (--sip-invite-rate's bucket)")
 	fs.DurationVar(&c.SIPMediaTimeout, "sip-media-timeout", 60*time.Second, "end a call that received no RTP for this long (0: never)")
+	fs.DurationVar(&c.SIPRegisterTimeout, "sip-register-timeout", 10*time.Second, "how long a trunk's REGISTER waits for the registrar's answer before the attempt fails")
+	fs.DurationVar(&c.SIPRegisterMaxBackoff, "sip-register-max-backoff", 5*time.Minute, "the longest wait between failed registration attempts (the wait doubles from 1 s)")
 	fs.StringVar(&c.SIPCodecs, "sip-codecs", strings.Join(sipua.DefaultCodecs, ","), "audio codecs offered and accepted, in preference order, from G722 (16 kHz wideband), PCMU and PCMA (G.711, 8 kHz); answering, the first of these the offer lists wins")
 	fs.StringVar(&c.LLMBaseURL, "llm-base-url", "", "OpenAI-compatible chat-completions API, e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1 (unset: calls that need the model end FAILED naming this flag)")
 	fs.StringVar(&c.LLMAPIKey, "llm-api-key", "", "key for --llm-base-url")

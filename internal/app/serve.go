@@ -102,6 +102,17 @@ func serve(ctx context.Context, c Config, log *slog.Logger, stderr io.Writer) er
 		}
 	}
 	defer stopSIP()
+	// Registrations run while SIP is up: stopped first (deferred last),
+	// they unregister before the user agent closes.
+	if a.Registrations != nil {
+		regs, stopRegs := context.WithCancel(calls)
+		regsDone := make(chan struct{})
+		go func() {
+			a.Registrations.Run(regs)
+			close(regsDone)
+		}()
+		defer func() { stopRegs(); <-regsDone }()
+	}
 	logConfiguration(log, c, a, ln.Addr().String())
 	log.Info("serving", "addr", ln.Addr().String(), "database", a.Store.Engine(), "data_dir", c.DataDir)
 

@@ -34,8 +34,48 @@ type SIPTrunk struct {
 	InboundUsername     *string
 	InboundPassword     []byte
 	InboundAllowedCIDRs []string
-	CreatedAt           time.Time
-	UpdatedAt           time.Time
+	// Registration is how the trunk registers with its provider (nil: it
+	// does not); RegistrationStatus is what the registering server last
+	// wrote about it.
+	Registration       *TrunkRegistration
+	RegistrationStatus RegistrationStatus
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
+}
+
+// TrunkRegistration is a trunk's outbound registration settings. Unset
+// Registrar, Transport, Username and Password fall back to the trunk's own
+// host and port, transport, username and password. Password is sealed.
+type TrunkRegistration struct {
+	Registrar      *string `json:"registrar,omitempty"` // host or host:port
+	Transport      *string `json:"transport,omitempty"`
+	Username       *string `json:"username,omitempty"`
+	Password       []byte  `json:"-"`
+	ExpiresSeconds int     `json:"expiresSeconds"`
+	// ContactUser is the user of the Contact we register: INVITEs to it
+	// are the trunk's inbound calls. Never empty; unique in the deployment.
+	// ContactUserSet says it was given, not derived from the username.
+	ContactUser    string `json:"-"`
+	ContactUserSet bool   `json:"contactUserSet,omitempty"`
+	Enabled        bool   `json:"enabled"`
+}
+
+// Registration states.
+const (
+	RegistrationUnregistered = "unregistered"
+	RegistrationRegistering  = "registering"
+	RegistrationRegistered   = "registered"
+	RegistrationFailed       = "failed"
+)
+
+// RegistrationStatus is where a trunk's registration stands, written only
+// by the server holding it (Owner, until LeaseUntil).
+type RegistrationStatus struct {
+	State      string // "" until a server first takes it: unregistered
+	ExpiresAt  *time.Time
+	LastError  *string
+	Owner      *string
+	LeaseUntil *time.Time
 }
 
 // PhoneNumber is a number the organization owns; AgentID assigns it.

@@ -1,10 +1,13 @@
 // Package siptrunk owns SIP trunks: where an agent's calls go out and come
-// in, with credentials that are write-only and sealed at rest. Deleting a
+// in, with credentials that are write-only and sealed at rest, and the
+// settings of its outbound registration (registration.go). Deleting a
 // trunk unassigns it from agents and phone numbers.
 package siptrunk
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net"
 	"net/netip"
 	"regexp"
@@ -40,6 +43,9 @@ type Input struct {
 	InboundUsername     opt.Field[string]   `json:"inboundUsername"`
 	InboundPassword     opt.Field[string]   `json:"inboundPassword"`
 	InboundAllowedCIDRs opt.Field[[]string] `json:"inboundAllowedCidrs"`
+	// Registration is optional outbound registration (registration.go);
+	// null removes it.
+	Registration opt.Field[RegistrationInput] `json:"registration"`
 }
 
 // Service persists trunks.
@@ -94,6 +100,9 @@ func (in *Input) check(creating bool, l *invalid.List) {
 			}
 		}
 	}
+	if in.Registration.Present() {
+		in.Registration.V.check(l)
+	}
 }
 
 func validHost(h string) bool {
@@ -142,6 +151,7 @@ func (s *Service) apply(t *model.SIPTrunk, in *Input) {
 	if in.InboundAllowedCIDRs.Set {
 		t.InboundAllowedCIDRs = in.InboundAllowedCIDRs.V
 	}
+	s.applyRegistration(t, in)
 }
 
 // checkResult enforces the rules that span fields, on the trunk as it would
@@ -153,6 +163,7 @@ func checkResult(t *model.SIPTrunk, l *invalid.List) {
 	if t.Transport == model.TransportLoopback && (t.Host != nil || t.Port != nil) && !l.Has("host") {
 		l.Add("host", "must not be set on a loopback trunk")
 	}
+	checkRegistration(t, l)
 }
 
 // Create stores a new trunk.
@@ -167,7 +178,7 @@ func (s *Service) Create(ctx context.Context, orgID string, in Input) (model.SIP
 		return model.SIPTrunk{}, err
 	}
 	err := s.Store.Update(ctx, func(tx store.Tx) error { return tx.CreateSIPTrunk(ctx, &t) })
-	return t, err
+	return t, contactConflict(&t, err)
 }
 
 // Get returns one trunk.
@@ -200,7 +211,17 @@ func (s *Service) Update(ctx context.Context, orgID, id string, in Input) (model
 		t.UpdatedAt = model.Now()
 		return tx.UpdateSIPTrunk(ctx, &t)
 	})
-	return t, err
+	return t, contactConflict(&t, err)
+}
+
+// contactConflict names the one unique setting a trunk has: inbound calls
+// to a contact user go to the one trunk that registers it.
+func contactConflict(t *model.SIPTrunk, err error) error {
+	if errors.Is(err, store.ErrConflict) && t.Registration != nil {
+		return &invalid.Conflict{Message: fmt.Sprintf(
+			"another trunk registers contact user %q; set registration.contactUser to one of its own", t.Registration.ContactUser)}
+	}
+	return err
 }
 
 // Delete removes a trunk; agents and numbers using it become unassigned.

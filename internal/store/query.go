@@ -43,5 +43,6 @@ type AgentFilter struct {
 // PhoneNumberFilter narrows a phone number list.
 type PhoneNumberFilter struct {
 	Page
-	AgentID string
+	AgentID    string
+	SIPTrunkID string
 }

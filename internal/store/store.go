@@ -50,6 +50,31 @@ type Tx interface {
 	TestSuites
 	IdempotencyKeys
 	CallDialogs
+	SIPRegistrations
+}
+
+// SIPRegistrations keeps the status of trunks' outbound registrations. The
+// settings are the trunk's (written by UpdateSIPTrunk); the status is
+// written only by the server holding the registration, which claims it
+// with a lease as calls are (one server per registration when several
+// share a database).
+type SIPRegistrations interface {
+	// RegisteringTrunks lists every trunk of every organization that has
+	// registration settings; it is for the servers keeping them alive.
+	RegisteringTrunks(ctx context.Context) ([]model.SIPTrunk, error)
+	// GetSIPTrunkByContactUser finds, across organizations, the trunk that
+	// registers contact user user; it is for routing inbound calls.
+	GetSIPTrunkByContactUser(ctx context.Context, user string) (model.SIPTrunk, error)
+	// ClaimSIPRegistration takes or renews owner's hold on a trunk's
+	// registration until until, when it is free, owner's, or its holder's
+	// lease ended before now; force takes it from any holder. false when
+	// another holds it or the trunk no longer registers.
+	ClaimSIPRegistration(ctx context.Context, orgID, trunkID, owner string, now, until time.Time, force bool) (bool, error)
+	// SetSIPRegistrationStatus writes state, expiry and last error (st's
+	// Owner and LeaseUntil are ignored); ErrNotFound unless owner holds it.
+	SetSIPRegistrationStatus(ctx context.Context, orgID, trunkID, owner string, st model.RegistrationStatus) error
+	// ReleaseSIPRegistration gives owner's hold up, leaving state.
+	ReleaseSIPRegistration(ctx context.Context, orgID, trunkID, owner, state string) error
 }
 
 // CallDialogs persists the SIP dialog of each answered live call

@@ -29,7 +29,7 @@ func (p *Phone) Handle(ctx context.Context, in *sipua.Incoming) {
 		}
 		orgID = org
 	}
-	r, err := p.resolve(ctx, in.User, orgID)
+	r, err := p.resolve(ctx, in.User, in.ToUser, orgID)
 	var ref *refusal
 	switch {
 	case errors.As(err, &ref):

@@ -87,14 +87,22 @@ func callerNumber(user string) string {
 	return invalid.Storable(user)
 }
 
-// resolve finds the agent an INVITE is for. orgID scopes it (loopback
+// resolve finds the agent an INVITE is for: the Request-URI user is the
+// contact user of a trunk's registration (registered.go), agent-<uuid>, or
+// a number. toUser is the To header's user. orgID scopes it (loopback
 // calls); "" means any organization.
-func (p *Phone) resolve(ctx context.Context, user, orgID string) (route, error) {
+func (p *Phone) resolve(ctx context.Context, user, toUser, orgID string) (route, error) {
+	var r route
+	if orgID == "" {
+		found, err := p.resolveRegistered(ctx, user, toUser, &r)
+		if found || err != nil {
+			return p.active(r, err)
+		}
+	}
 	agentID, e164, ok := dialedUser(user)
 	if !ok {
 		return route{}, &refusal{code: 404, reason: "Not Found", msg: "no such number"}
 	}
-	var r route
 	err := p.Store.View(ctx, func(tx store.Tx) error {
 		if agentID != "" {
 			a, err := tx.GetAgentByID(ctx, agentID)
@@ -114,25 +122,36 @@ func (p *Phone) resolve(ctx context.Context, user, orgID string) (route, error) 
 		if err != nil {
 			return err
 		}
-		r.number, r.to = &n, n.E164
-		if n.SIPTrunkID != nil {
-			t, err := tx.GetSIPTrunk(ctx, n.OrgID, *n.SIPTrunkID)
-			if err != nil && !errors.Is(err, store.ErrNotFound) {
-				return err
-			}
-			if err == nil {
-				r.trunk = &t
-			}
-		}
-		if n.AgentID == nil {
-			return &refusal{code: 480, reason: "Temporarily Unavailable", msg: "the number is not assigned to an agent"}
-		}
-		r.agent, err = tx.GetAgent(ctx, n.OrgID, *n.AgentID)
-		if errors.Is(err, store.ErrNotFound) {
-			return &refusal{code: 480, reason: "Temporarily Unavailable", msg: "the number's agent is gone"}
-		}
-		return err
+		return routeNumber(ctx, tx, n, &r)
 	})
+	return p.active(r, err)
+}
+
+// routeNumber fills r in for a call to number n: its trunk and its agent.
+func routeNumber(ctx context.Context, tx store.Tx, n model.PhoneNumber, r *route) error {
+	r.number, r.to = &n, n.E164
+	if n.SIPTrunkID != nil && r.trunk == nil {
+		t, err := tx.GetSIPTrunk(ctx, n.OrgID, *n.SIPTrunkID)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		if err == nil {
+			r.trunk = &t
+		}
+	}
+	if n.AgentID == nil {
+		return &refusal{code: 480, reason: "Temporarily Unavailable", msg: "the number is not assigned to an agent"}
+	}
+	var err error
+	r.agent, err = tx.GetAgent(ctx, n.OrgID, *n.AgentID)
+	if errors.Is(err, store.ErrNotFound) {
+		return &refusal{code: 480, reason: "Temporarily Unavailable", msg: "the number's agent is gone"}
+	}
+	return err
+}
+
+// active refuses a call routed to a disabled agent.
+func (p *Phone) active(r route, err error) (route, error) {
 	if err != nil {
 		return route{}, err
 	}

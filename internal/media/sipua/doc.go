@@ -10,7 +10,8 @@
 // handed to the reader as soon as it is decoded, stamped with its arrival;
 // RTCP sender reports; keypad digits both ways (RFC 4733 events out, RFC 4733
 // and SIP INFO in); REFER; bridging two legs; limits on concurrent dialogs;
-// and the mapping of SIP failures to errors the call plane understands.
+// REGISTER bindings at a registrar (Registration); and the mapping of SIP
+// failures to errors the call plane understands.
 //
 // A Leg implements media.Session. The package knows nothing of agents,
 // calls or organizations.

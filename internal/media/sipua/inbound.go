@@ -17,8 +17,12 @@ type Incoming struct {
 	ua   *UA
 	d    *diago.DialogServerSession
 	slot *slot
-	// User is the Request-URI user: the dialed number or agent-<uuid>.
+	// User is the Request-URI user: the dialed number, agent-<uuid>, or
+	// the contact user of a registration of ours.
 	User string
+	// ToUser is the To header's user (on a call to a registered contact,
+	// often the number the caller dialed).
+	ToUser string
 	// FromUser and FromDisplay are the caller, from the From header.
 	FromUser, FromDisplay string
 	// Source is the address the INVITE came from.
@@ -108,6 +112,9 @@ func (u *UA) serveInvite(ctx context.Context, d *diago.DialogServerSession, h Ha
 	in := &Incoming{ua: u, d: d, slot: s, User: requestUser(d.InviteRequest), Transport: d.Transport()}
 	if f := d.InviteRequest.From(); f != nil {
 		in.FromUser, in.FromDisplay = f.Address.User, f.DisplayName
+	}
+	if t := d.InviteRequest.To(); t != nil {
+		in.ToUser = strings.TrimSpace(t.Address.User)
 	}
 	if ap, err := netip.ParseAddrPort(d.InviteRequest.Source()); err == nil {
 		in.Source = ap.Addr().Unmap()

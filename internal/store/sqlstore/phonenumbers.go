@@ -44,13 +44,17 @@ func (t *tx) GetPhoneNumberByE164(ctx context.Context, e164 string) (model.Phone
 }
 
 func (t *tx) ListPhoneNumbers(ctx context.Context, orgID string, f store.PhoneNumberFilter) ([]model.PhoneNumber, int, error) {
-	if !uuids(orgID) || (f.AgentID != "" && !uuids(f.AgentID)) {
+	if !uuids(orgID) || (f.AgentID != "" && !uuids(f.AgentID)) || (f.SIPTrunkID != "" && !uuids(f.SIPTrunkID)) {
 		return []model.PhoneNumber{}, 0, nil
 	}
 	where, args := "org_id = ?", []any{orgID}
 	if f.AgentID != "" {
 		where += " AND agent_id = ?"
 		args = append(args, f.AgentID)
+	}
+	if f.SIPTrunkID != "" {
+		where += " AND sip_trunk_id = ?"
+		args = append(args, f.SIPTrunkID)
 	}
 	return list(ctx, t, listing{
 		columns: phoneNumberColumns,

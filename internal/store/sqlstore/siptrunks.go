@@ -8,14 +8,43 @@ import (
 )
 
 const sipTrunkColumns = "id, org_id, friendly_name, host, port, transport, username, password, " +
-	"inbound_username, inbound_password, inbound_allowed_cidrs, created_at, updated_at"
+	"inbound_username, inbound_password, inbound_allowed_cidrs, created_at, updated_at, " +
+	"registration, registration_password, registration_contact_user, registration_state, " +
+	"registration_expires_at, registration_error, registration_owner, registration_lease_until"
 
 func scanSIPTrunk(r rowScanner) (model.SIPTrunk, error) {
 	var s model.SIPTrunk
+	var regPassword []byte
+	var contactUser, state *string
+	st := &s.RegistrationStatus
 	err := r.Scan(&s.ID, &s.OrgID, &s.FriendlyName, &s.Host, &s.Port, &s.Transport, &s.Username, &s.Password,
 		&s.InboundUsername, &s.InboundPassword, documentDest{&s.InboundAllowedCIDRs},
-		timeDest{&s.CreatedAt}, timeDest{&s.UpdatedAt})
+		timeDest{&s.CreatedAt}, timeDest{&s.UpdatedAt},
+		documentDest{&s.Registration}, &regPassword, &contactUser, &state,
+		nullTimeDest{&st.ExpiresAt}, &st.LastError, &st.Owner, nullTimeDest{&st.LeaseUntil})
+	if s.Registration != nil {
+		s.Registration.Password = regPassword
+		if contactUser != nil {
+			s.Registration.ContactUser = *contactUser
+		}
+	}
+	if state != nil {
+		st.State = *state
+	}
 	return s, err
+}
+
+// registrationSettings are the columns the API writes for a trunk's
+// registration: the document, the sealed password and the contact user.
+func registrationSettings(r *model.TrunkRegistration) (doc, password, contactUser any, err error) {
+	if r == nil {
+		return nil, nil, nil, nil
+	}
+	d, err := document(r)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return d, secret(r.Password), r.ContactUser, nil
 }
 
 func (t *tx) CreateSIPTrunk(ctx context.Context, s *model.SIPTrunk) error {
@@ -27,9 +56,16 @@ func (t *tx) CreateSIPTrunk(ctx context.Context, s *model.SIPTrunk) error {
 	if err != nil {
 		return t.fail(err, "create sip trunk %s", s.ID)
 	}
-	_, err = t.exec(ctx, `INSERT INTO sip_trunks (`+sipTrunkColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	reg, regPassword, contactUser, err := registrationSettings(s.Registration)
+	if err != nil {
+		return t.fail(err, "create sip trunk %s", s.ID)
+	}
+	// A new trunk has no registration status: no server has taken it yet.
+	s.RegistrationStatus = model.RegistrationStatus{}
+	_, err = t.exec(ctx, `INSERT INTO sip_trunks (`+sipTrunkColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL, NULL, NULL)`,
 		s.ID, s.OrgID, s.FriendlyName, s.Host, s.Port, s.Transport, s.Username, secret(s.Password),
-		s.InboundUsername, secret(s.InboundPassword), cidrs, t.time(s.CreatedAt), t.time(s.UpdatedAt))
+		s.InboundUsername, secret(s.InboundPassword), cidrs, t.time(s.CreatedAt), t.time(s.UpdatedAt),
+		reg, regPassword, contactUser)
 	if err != nil {
 		return t.fail(err, "create sip trunk %s", s.ID)
 	}
@@ -82,12 +118,20 @@ func (t *tx) UpdateSIPTrunk(ctx context.Context, s *model.SIPTrunk) error {
 	if err != nil {
 		return t.fail(err, "update sip trunk %s", s.ID)
 	}
+	reg, regPassword, contactUser, err := registrationSettings(s.Registration)
+	if err != nil {
+		return t.fail(err, "update sip trunk %s", s.ID)
+	}
+	// The registration's status columns are the registering server's
+	// (SetSIPRegistrationStatus): settings never overwrite them.
 	return t.change(ctx, "update sip trunk "+s.ID,
 		`UPDATE sip_trunks SET friendly_name = ?, host = ?, port = ?, transport = ?, username = ?, password = ?,
-			inbound_username = ?, inbound_password = ?, inbound_allowed_cidrs = ?, updated_at = ?
+			inbound_username = ?, inbound_password = ?, inbound_allowed_cidrs = ?, updated_at = ?,
+			registration = ?, registration_password = ?, registration_contact_user = ?
 		WHERE org_id = ? AND id = ?`,
 		s.FriendlyName, s.Host, s.Port, s.Transport, s.Username, secret(s.Password),
-		s.InboundUsername, secret(s.InboundPassword), cidrs, t.time(s.UpdatedAt), s.OrgID, s.ID)
+		s.InboundUsername, secret(s.InboundPassword), cidrs, t.time(s.UpdatedAt),
+		reg, regPassword, contactUser, s.OrgID, s.ID)
 }
 
 // DeleteSIPTrunk deletes the trunk; the schema unassigns it from agents and

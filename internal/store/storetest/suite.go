@@ -54,6 +54,7 @@ func Run(t *testing.T, open Opener) {
 		{"Transactions", transactionTests},
 		{"IdempotencyKeys", idempotencyTests},
 		{"CallDialogs", callDialogTests},
+		{"SIPRegistrations", sipRegistrationTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
