@@ -108,7 +108,10 @@ func (tp *threeParty) converse(ctx context.Context, l *Live) {
 		tp.transferErr <- l.Transfer(ctx, "+15550003333", TransferWarm, WarmTransfer{Summary: "The caller wants a refund.", Speaker: toneSpeaker{}})
 	case l.Agent.ID == tp.callerID:
 		a := l.Session.Audio(8000)
-		_ = a.Write(audio.Tone(1000, 8000, 8*time.Second, 0.4))
+		// The caller talks until it hears the destination (then it flushes
+		// the rest): on a loaded machine the transfer can take longer than
+		// any fixed few seconds of speech.
+		_ = a.Write(audio.Tone(1000, 8000, 60*time.Second, 0.4))
 		for {
 			f, err := a.Read(ctx)
 			if err != nil {
@@ -215,8 +218,8 @@ func TestColdTransferBridgesWhenREFERIsRefused(t *testing.T) {
 		}
 		a := leg.Audio(8000)
 		switch in.User {
-		case "+15557654321": // the customer: hums 1000 Hz
-			_ = a.Write(audio.Tone(1000, 8000, 10*time.Second, 0.4))
+		case "+15557654321": // the customer: hums 1000 Hz until hung up (a loaded machine may take longer than a few seconds to bridge)
+			_ = a.Write(audio.Tone(1000, 8000, 60*time.Second, 0.4))
 		case "+15550009999": // the destination: listens for the customer
 			got := false
 			for !got {
