@@ -53,7 +53,7 @@ bench: deps-bench ## benchmarks on SQLite, and PostgreSQL when PARLEY_TEST_DATAB
 	PARLEY_BENCH_CHUNKS=$${PARLEY_BENCH_CHUNKS:-100000} $(GO) test -run '^$$' -bench SearchKnowledgeChunks -benchtime 200x -timeout 30m ./internal/store/sqlite ./internal/store/postgres
 	PARLEY_BENCH_CALLS=$${PARLEY_BENCH_CALLS:-1000000} $(GO) test -run '^$$' -bench ListCalls -benchtime 50x -timeout 60m ./internal/store/sqlite ./internal/store/postgres
 	$(GO) test -run '^$$' -bench Recognition -benchtime 1x -timeout 180m ./bench/
-	$(GO) test -run '^$$$$' -bench INVITEFlood -benchtime 3x -timeout 20m ./cmd/parley/
+	$(GO) test -run '^$$' -bench INVITEFlood -benchtime 3x -timeout 20m ./cmd/parley/
 
 .PHONY: bench-stt
 bench-stt: deps-bench ## word error rate of the local recognizer on labelled speech over real calls, scored by sclite (PARLEY_BENCH_STT_*; docs/benchmarks.md)
