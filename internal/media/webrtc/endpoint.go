@@ -20,8 +20,13 @@ type Config struct {
 	// candidates: the server is behind a 1:1 NAT and browsers reach it
 	// there (the SIP side's --sip-public-host).
 	PublicIP net.IP
+	// Address, when set, is the one local address candidates are
+	// gathered on (the SIP listen address, when it names one); nil: every
+	// interface's.
+	Address net.IP
 	// Loopback also offers candidates on loopback addresses: a browser on
-	// the same machine (development, tests).
+	// the same machine (development, tests). Implied by a loopback
+	// Address.
 	Loopback bool
 	// ConnectTimeout bounds the wait for the browser to connect once it
 	// has the answer (default 30 s).
@@ -57,6 +62,10 @@ func New(cfg Config) (*Endpoint, error) {
 		}
 	}
 	s.SetNetworkTypes([]webrtc.NetworkType{webrtc.NetworkTypeUDP4, webrtc.NetworkTypeUDP6})
+	if a := cfg.Address; a != nil {
+		s.SetIPFilter(func(ip net.IP) bool { return ip.Equal(a) })
+		cfg.Loopback = cfg.Loopback || a.IsLoopback()
+	}
 	s.SetIncludeLoopbackCandidate(cfg.Loopback)
 	if cfg.PublicIP != nil {
 		err := s.SetICEAddressRewriteRules(webrtc.ICEAddressRewriteRule{
