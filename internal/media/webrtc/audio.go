@@ -24,6 +24,11 @@ type peerAudio struct {
 
 func (a *peerAudio) Read(ctx context.Context) ([]int16, error) {
 	select {
+	case <-a.p.stop: // over: what is left unread is dropped
+		return nil, media.ErrEnded
+	default:
+	}
+	select {
 	case f := <-a.p.in:
 		a.arrived = f.at
 		if a.rate == a.p.rate {

@@ -64,6 +64,9 @@ func ParseOffer(s string) (Offer, error) {
 	if audio == nil {
 		return Offer{}, bad("the offer has no audio")
 	}
+	if !hasDataChannel(&d) {
+		return Offer{}, bad("the offer has no data channel: open one (any label) before making the offer; hang-ups travel over it")
+	}
 	if !secured(audio.MediaName.Protos) {
 		return Offer{}, bad("the offer's audio is not DTLS-SRTP (UDP/TLS/RTP/SAVPF)")
 	}
@@ -132,6 +135,17 @@ func bad(format string, args ...any) error {
 func secured(protos []string) bool {
 	p := strings.ToUpper(strings.Join(protos, "/"))
 	return strings.Contains(p, "TLS/RTP/SAVP")
+}
+
+// hasDataChannel reports whether d offers an SCTP data channel section.
+func hasDataChannel(d *sdp.SessionDescription) bool {
+	for _, m := range d.MediaDescriptions {
+		if m.MediaName.Media == "application" && m.MediaName.Port.Value != 0 &&
+			strings.Contains(strings.ToUpper(strings.Join(m.MediaName.Protos, "/")), "SCTP") {
+			return true
+		}
+	}
+	return false
 }
 
 // attribute reports whether key is set on m or, failing that, on the

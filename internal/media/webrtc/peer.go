@@ -96,6 +96,12 @@ func newPeer(pc *webrtc.PeerConnection, track *webrtc.TrackLocalStaticRTP, offer
 		default: // a second audio track: the first is the call's
 		}
 	})
+	// The data channel is how a hang-up travels: the browser closing its
+	// peer connection closes the channel at once (SCTP abort), whereas
+	// its audio merely stops; and our closing it tells the browser.
+	hungUp := func() { p.finish(media.End{Remote: true, Reason: "the browser hung up"}) }
+	pc.OnDataChannel(func(dc *webrtc.DataChannel) { dc.OnClose(hungUp) })
+	pc.SCTP().OnClose(func(error) { hungUp() }) // before the channel opened, too
 	pc.OnConnectionStateChange(func(s webrtc.PeerConnectionState) {
 		switch s {
 		case webrtc.PeerConnectionStateConnected:
