@@ -36,6 +36,11 @@ func (s *Server) createWebCall(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	// Another organization's agent is not found, whatever the body.
+	if _, err := s.Agents.Get(r.Context(), orgID(r), id); err != nil {
+		writeError(w, r, err)
+		return
+	}
 	var in webCallInput
 	if err := decode(r, &in); err != nil {
 		writeError(w, r, err)
