@@ -73,6 +73,7 @@ type Peer struct {
 	end       media.End
 	ending    bool
 	hungUp    bool
+	deadline  *time.Timer // the connect deadline, once started
 }
 
 func newPeer(pc *webrtc.PeerConnection, track *webrtc.TrackLocalStaticRTP, offer Offer, cfg Config) *Peer {
@@ -128,14 +129,13 @@ func (p *Peer) start() {
 	p.loops.Add(2)
 	go p.receive()
 	go p.send()
-	t := time.AfterFunc(p.cfg.ConnectTimeout, func() {
+	p.deadline = time.AfterFunc(p.cfg.ConnectTimeout, func() {
 		select {
 		case <-p.connected:
 		default:
 			p.finish(media.End{Reason: "the browser did not connect within " + p.cfg.ConnectTimeout.String()})
 		}
 	})
-	go func() { <-p.done; t.Stop() }()
 }
 
 // abandon ends a peer whose answer was never given.
@@ -176,6 +176,9 @@ func (p *Peer) finish(e media.End) {
 	}
 	e.At = time.Now()
 	p.end = e
+	if p.deadline != nil {
+		p.deadline.Stop()
+	}
 	p.mu.Unlock()
 	p.stopOnce.Do(func() { close(p.stop) })
 	go func() {
