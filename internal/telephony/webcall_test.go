@@ -124,8 +124,8 @@ func wait(t *testing.T, what string, ch <-chan struct{}) {
 	}
 }
 
-// A browser offering PCMU alone gets a line at 8 kHz; its hanging up ends
-// the call COMPLETED/USER_ENDED.
+// A browser offering PCMU alone gets a line (and a recording) at 8 kHz;
+// its hanging up ends the call COMPLETED/USER_ENDED.
 func TestWebCallPCMUAndTheBrowserHangsUp(t *testing.T) {
 	rates := make(chan int, 1)
 	conv := convFunc(func(ctx context.Context, l *Live) {
@@ -139,7 +139,11 @@ func TestWebCallPCMUAndTheBrowserHangsUp(t *testing.T) {
 	}
 	wait(t, "the data channel", b.Open())
 	b.Close()
-	wantEnd(t, e.waitFinal(c.ID), model.CallCompleted, call.CauseUserEnded)
+	got := e.waitFinal(c.ID)
+	wantEnd(t, got, model.CallCompleted, call.CauseUserEnded)
+	if w := e.recordingOf(got); w.Rate != 8000 {
+		t.Errorf("recording at %d Hz, want PCMU's 8000", w.Rate)
+	}
 }
 
 // Web calls count against the organization's limit: at it, the next is
