@@ -78,7 +78,9 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	web := cfg.WebCalls // set by withWebCalls
 	cfg.Services, cfg.Store = NewServices(st, box, 10), st
+	cfg.WebCalls = web
 	if cfg.dialer == nil {
 		cfg.dialer = &calltest.Dialer{Script: func(call.DialRequest) calltest.Script { return calltest.Script{} }}
 	}

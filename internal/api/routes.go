@@ -48,6 +48,7 @@ func (s *Server) routes() []route {
 		h("GET /v1/agents/{id}/custom-tools/{toolId}", s.getCustomTool),
 		h("PATCH /v1/agents/{id}/custom-tools/{toolId}", s.updateCustomTool),
 		h("DELETE /v1/agents/{id}/custom-tools/{toolId}", s.deleteCustomTool),
+		{pattern: "POST /v1/agents/{id}/web-calls", handler: http.HandlerFunc(s.createWebCall), bodyLimit: maxWebCallBody},
 
 		h("POST /v1/calls", s.createCall),
 		list("GET /v1/calls", s.listCalls),

@@ -40,6 +40,8 @@ type Services struct {
 	Queue *callqueue.Queue
 	// Recordings serves call recordings (nil: none kept).
 	Recordings *recording.Store
+	// WebCalls answers browsers' offers (nil: web calls are not served).
+	WebCalls WebCalls
 }
 
 // Config is how the API is set up.

@@ -182,6 +182,7 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 		}
 		runner.Calls = services.Queue // call-mode attempts need real calls over the loopback trunk
 		phone.Calls = services.Queue
+		services.WebCalls = phone
 		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "parley_sip_legs", Help: "SIP call legs up or being set up on this server.",
 		}, func() float64 { return float64(ua.Active()) }))
@@ -227,6 +228,10 @@ func newPhone(c Config, st store.Store, box *secret.Box, services api.Services, 
 		}
 		sc.TLSCert = &cert
 	}
+	web, err := newWebEndpoint(c, lo, hi, log)
+	if err != nil {
+		return nil, nil, err
+	}
 	ua, err := sipua.New(sc)
 	if err != nil {
 		return nil, nil, err
@@ -236,6 +241,7 @@ func newPhone(c Config, st store.Store, box *secret.Box, services api.Services, 
 		Recordings: services.Recordings, RingTimeout: c.RingTimeout, PostCallBudget: c.PostCallBudget, Logger: log,
 	}
 	phone.Conversation = engine
+	phone.Web = web
 	if c.SIPTrunkHost != "" {
 		phone.DefaultTrunk = &telephony.Trunk{
 			Host: c.SIPTrunkHost, Port: c.SIPTrunkPort, Transport: c.SIPTrunkTransport,

@@ -12,15 +12,18 @@ import (
 
 // Hang-up causes.
 const (
-	CauseUserEnded        = "USER_ENDED"
-	CauseEndCallTool      = "END_CALL_TOOL"
-	CauseSilenceTimeout   = "SILENCE_TIMEOUT"
-	CauseMaxDuration      = "MAX_DURATION"
-	CauseVoicemail        = "VOICEMAIL_DETECTED"
-	CauseAPIEnded         = "API_ENDED"
-	CauseNoAnswer         = "NO_ANSWER"
-	CauseBusy             = "BUSY"
-	CauseSIPError         = "SIP_ERROR"
+	CauseUserEnded      = "USER_ENDED"
+	CauseEndCallTool    = "END_CALL_TOOL"
+	CauseSilenceTimeout = "SILENCE_TIMEOUT"
+	CauseMaxDuration    = "MAX_DURATION"
+	CauseVoicemail      = "VOICEMAIL_DETECTED"
+	CauseAPIEnded       = "API_ENDED"
+	CauseNoAnswer       = "NO_ANSWER"
+	CauseBusy           = "BUSY"
+	CauseSIPError       = "SIP_ERROR"
+	// CauseWebRTCError: a web call's browser never connected, or its
+	// connection failed (ICE or DTLS), rather than hanging up.
+	CauseWebRTCError      = "WEBRTC_ERROR"
 	CauseDialFailed       = "DIAL_FAILED"
 	CauseTransferred      = "TRANSFERRED"
 	CauseServerRestart    = "SERVER_RESTART"

@@ -40,6 +40,23 @@ type Session interface {
 	End() End
 }
 
+// Recorder receives every 20 ms tick of a leg: what the far end said and
+// what we sent, both one frame at the leg's Rate, in step. It must not keep
+// or change the slices.
+type Recorder func(farEnd, ours []int16)
+
+// Leg is an answered leg the call plane runs a call on: a Session at its
+// own rate that can be recorded. A SIP leg (media/sipua) and a browser's
+// WebRTC peer (media/webrtc) are legs.
+type Leg interface {
+	Session
+	// Rate is the sample rate of the leg's own PCM, its codec's (8000
+	// for G.711, 16000 for G.722): recordings are made at it.
+	Rate() int
+	// SetRecorder attaches (or, with nil, detaches) a recorder.
+	SetRecorder(r Recorder)
+}
+
 // Audio is a leg's audio at one sample rate.
 type Audio interface {
 	// Read blocks for the next 20 ms frame of what the far end says

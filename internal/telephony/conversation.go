@@ -87,5 +87,5 @@ func (l *Live) Fail(cause, message string) {
 }
 
 // CanTransfer reports whether the call is on a telephone line that can be
-// transferred (an in-memory Live cannot).
-func (l *Live) CanTransfer() bool { return l.line != nil }
+// transferred (an in-memory Live or a web call cannot).
+func (l *Live) CanTransfer() bool { return l.line != nil && l.line.sip != nil }

@@ -3,7 +3,9 @@
 // operator's default trunk or the loopback trunk) and the inbound side
 // (routing an INVITE to the agent that owns the dialed number or
 // agent-<uuid>, trunk authentication, admission under the organization's
-// limit, the pre-call webhook, answering). Once a call is answered it
+// limit, the pre-call webhook, answering), and the door for web calls (a
+// browser's WebRTC offer answered as an inbound test call, on a
+// media/webrtc peer instead of a SIP leg). Once a call is answered it
 // records it, hands the media session to the Conversation and turns how the
 // leg ended into the call's result. Transfers (cold by REFER or bridging,
 // warm with hold and introduction) live here too; the conversation engine

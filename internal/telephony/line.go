@@ -6,17 +6,19 @@ import (
 	"time"
 
 	"github.com/parley-voice/parley/internal/call"
+	"github.com/parley-voice/parley/internal/media"
 	"github.com/parley-voice/parley/internal/media/sipua"
 	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/recording"
 	"github.com/parley-voice/parley/internal/store"
 )
 
-// line is an answered call: call.Line over a SIP leg, recorded, with the
-// conversation running on it.
+// line is an answered call: call.Line over a leg (a SIP leg or a
+// browser's WebRTC peer), recorded, with the conversation running on it.
 type line struct {
 	p     *Phone
-	leg   *sipua.Leg
+	leg   media.Leg
+	sip   *sipua.Leg // leg when it is a SIP leg (nil: a web call, which cannot be transferred)
 	trunk Trunk
 	rec   *recording.Writer
 	url   string
@@ -32,6 +34,9 @@ type line struct {
 	result   call.Result
 	detached bool // a transfer took the leg over: its end is not ours
 	loopback bool // both ends are this server's: nothing to recover
+	// failCause is the hang-up cause of a leg that ended neither by us
+	// nor by the far end hanging up (SIP_ERROR on a SIP leg).
+	failCause string
 }
 
 // postCallGrace is how long past its budget a conversation may take to
@@ -39,9 +44,17 @@ type line struct {
 // summary, the grace what the conversation does around it.
 const postCallGrace = 2 * time.Second
 
-// answered records the leg, starts the conversation and returns the line.
+// answered records the SIP leg, starts the conversation and returns the
+// line.
 func (p *Phone) answered(ctx context.Context, orgID, callID, agentID string, leg *sipua.Leg, trunk Trunk) (*line, error) {
-	l := &line{p: p, leg: leg, trunk: trunk, ended: make(chan struct{})}
+	l := &line{p: p, leg: leg, sip: leg, trunk: trunk, ended: make(chan struct{}), failCause: call.CauseSIPError}
+	return p.run(ctx, l, orgID, callID, agentID)
+}
+
+// run records l's leg, starts the conversation on it and returns l once
+// it runs; l ends when the leg does.
+func (p *Phone) run(ctx context.Context, l *line, orgID, callID, agentID string) (*line, error) {
+	leg := l.leg
 	if p.Recordings != nil {
 		rec, err := p.Recordings.Create(orgID, callID, leg.Rate())
 		if err != nil {
@@ -135,7 +148,7 @@ func (l *line) finish() {
 	case end.Remote:
 		l.result = call.Result{Status: model.CallCompleted, HangupCause: call.CauseUserEnded}
 	default:
-		l.result = call.Result{Status: model.CallFailed, HangupCause: call.CauseSIPError, ErrorMessage: end.Reason}
+		l.result = call.Result{Status: model.CallFailed, HangupCause: l.failCause, ErrorMessage: end.Reason}
 	}
 	l.result.Outcome = l.outcome
 	l.mu.Unlock()

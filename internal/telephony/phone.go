@@ -8,6 +8,7 @@ import (
 	"github.com/parley-voice/parley/internal/call"
 	"github.com/parley-voice/parley/internal/callqueue"
 	"github.com/parley-voice/parley/internal/media/sipua"
+	"github.com/parley-voice/parley/internal/media/webrtc"
 	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/recording"
 	"github.com/parley-voice/parley/internal/secret"
@@ -49,6 +50,8 @@ type Phone struct {
 	DefaultTrunk *Trunk
 	// RingTimeout bounds ringing on outbound calls (default 60 s).
 	RingTimeout time.Duration
+	// Web answers browsers' WebRTC offers for web calls (nil: none).
+	Web *webrtc.Endpoint
 	// Conversation runs answered calls (default Hold).
 	Conversation Conversation
 	// PostCallBudget bounds how long a call's end waits, once the call is

@@ -11,12 +11,13 @@ import (
 )
 
 // DialogState implements call.Recoverable: the leg's SIP dialog, as JSON.
-// Loopback legs have none worth saving: both ends lived in this process.
+// Loopback legs have none worth saving: both ends lived in this process;
+// nor have web calls, whose peer connection dies with the process.
 func (l *line) DialogState() []byte {
-	if l.loopback {
+	if l.loopback || l.sip == nil {
 		return nil
 	}
-	b, err := json.Marshal(l.leg.Dialog())
+	b, err := json.Marshal(l.sip.Dialog())
 	if err != nil {
 		l.p.log().Error("dialog state not encoded", "err", err)
 		return nil

@@ -50,7 +50,7 @@ const referWait = 10 * time.Second
 // with the agent (the destination did not answer, say).
 func (l *Live) Transfer(ctx context.Context, number, mode string, warm WarmTransfer) error {
 	ln := l.line
-	if ln == nil {
+	if ln == nil || ln.sip == nil {
 		return errors.New("this call has no telephone line to transfer")
 	}
 	var err error
@@ -84,7 +84,7 @@ func (ln *line) coldTransfer(ctx context.Context, l *Live, number string) (strin
 			ln.detached = true // the far end may hang up on us: that is the transfer working
 			ln.cause, ln.status = call.CauseTransferred, model.CallTransferred
 			ln.mu.Unlock()
-			if err = ln.leg.Refer(ctx, t, referWait); err == nil {
+			if err = ln.sip.Refer(ctx, t, referWait); err == nil {
 				_ = ln.leg.Hangup(context.WithoutCancel(ctx))
 				return "transferred by REFER", nil
 			}
@@ -172,7 +172,7 @@ func (ln *line) bridge(dest *sipua.Leg, keepRecording bool) {
 	if !keepRecording {
 		ln.leg.SetRecorder(nil)
 	}
-	sipua.Bridge(ln.leg, dest)
+	sipua.Bridge(ln.sip, dest)
 	go func() {
 		select {
 		case <-ln.leg.Done():

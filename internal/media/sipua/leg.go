@@ -42,10 +42,8 @@ const (
 	inFrames = 50
 )
 
-// Recorder receives every 20 ms tick of a leg: what the far end said and
-// what we sent, both one frame at the leg's Rate, in step. It must not keep or
-// change the slices.
-type Recorder func(farEnd, ours []int16)
+// Recorder receives every 20 ms tick of a leg (media.Recorder).
+type Recorder = media.Recorder
 
 // inFrame is a frame of caller audio for the Audio reader and when the
 // newest packet in it arrived (zero for filled-in silence).
@@ -546,4 +544,4 @@ func (l *Leg) Audio(rate int) media.Audio {
 	return &legAudio{l: l, rate: rate, up: audio.NewResampler(l.rate, rate), down: audio.NewResampler(rate, l.rate)}
 }
 
-var _ media.Session = (*Leg)(nil)
+var _ media.Leg = (*Leg)(nil)
