@@ -16,6 +16,7 @@ import (
 	"github.com/parley-voice/parley/internal/call"
 	"github.com/parley-voice/parley/internal/call/calltest"
 	"github.com/parley-voice/parley/internal/callqueue"
+	"github.com/parley-voice/parley/internal/domain"
 	"github.com/parley-voice/parley/internal/secret"
 	"github.com/parley-voice/parley/internal/store"
 )
@@ -78,7 +79,7 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Services, cfg.Store = NewServices(st, box, 10), st
+	cfg.Services, cfg.Store = domain.New(st, box, 10), st
 	if cfg.dialer == nil {
 		cfg.dialer = &calltest.Dialer{Script: func(call.DialRequest) calltest.Script { return calltest.Script{} }}
 	}

@@ -14,10 +14,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	parley "github.com/parley-voice/parley"
+	"github.com/parley-voice/parley/internal/account"
 	"github.com/parley-voice/parley/internal/api"
 	"github.com/parley-voice/parley/internal/call"
 	"github.com/parley-voice/parley/internal/call/simdial"
 	"github.com/parley-voice/parley/internal/callqueue"
+	"github.com/parley-voice/parley/internal/domain"
 	"github.com/parley-voice/parley/internal/eval"
 	"github.com/parley-voice/parley/internal/knowledge"
 	"github.com/parley-voice/parley/internal/media/sipua"
@@ -39,6 +41,7 @@ type App struct {
 	Config   Config
 	Store    store.Store
 	Orgs     *org.Service
+	Accounts *account.Service
 	API      *api.Server
 	Queue    *callqueue.Queue
 	Webhooks *webhook.Sender
@@ -106,7 +109,7 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	services := api.NewServices(st, box, c.MaxConcurrentCalls)
+	services := domain.New(st, box, c.MaxConcurrentCalls)
 	services.KnowledgeBases.Logger = log
 	services.Messages.HTTPClient = webhook.GuardedClient(c.AllowPrivateWebhooks, 30*time.Second)
 	services.Messages.PublicURL = publicURL(c)
@@ -186,13 +189,13 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 		Store:    st, OpenAPI: parley.OpenAPI, Logger: log, Registry: reg,
 		RateLimit: c.RateLimit, RateBurst: c.RateBurst, AfterCommit: killAfterCommit(),
 	})
-	return &App{Config: c, Store: st, Orgs: services.Orgs, Knowledge: services.KnowledgeBases, Messages: services.Messages, API: server, Queue: services.Queue, Webhooks: hooks,
+	return &App{Config: c, Store: st, Orgs: services.Orgs, Accounts: services.Accounts, Knowledge: services.KnowledgeBases, Messages: services.Messages, API: server, Queue: services.Queue, Webhooks: hooks,
 		TestRuns: runner, UA: ua, Phone: phone, Engine: engine, Log: log}, nil
 }
 
 // newPhone builds the SIP user agent and the phone over it, whose calls
 // engine converses.
-func newPhone(c Config, st store.Store, box *secret.Box, services api.Services, hooks *webhook.Sender, engine *pipeline.Engine, log *slog.Logger) (*sipua.UA, *telephony.Phone, error) {
+func newPhone(c Config, st store.Store, box *secret.Box, services domain.Services, hooks *webhook.Sender, engine *pipeline.Engine, log *slog.Logger) (*sipua.UA, *telephony.Phone, error) {
 	lo, hi, err := c.rtpRange()
 	if err != nil {
 		return nil, nil, err
