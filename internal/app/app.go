@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,6 +34,7 @@ import (
 	"github.com/parley-voice/parley/internal/store/postgres"
 	"github.com/parley-voice/parley/internal/store/sqlite"
 	"github.com/parley-voice/parley/internal/telephony"
+	"github.com/parley-voice/parley/internal/web"
 	"github.com/parley-voice/parley/internal/webhook"
 )
 
@@ -43,6 +45,9 @@ type App struct {
 	Orgs     *org.Service
 	Accounts *account.Service
 	API      *api.Server
+	// Web is the dashboard; HTTP serves it beside the API.
+	Web      *web.Server
+	HTTP     http.Handler
 	Queue    *callqueue.Queue
 	Webhooks *webhook.Sender
 	// Knowledge indexes sources in the background; Close waits for it.
@@ -189,7 +194,13 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 		Store:    st, OpenAPI: parley.OpenAPI, Logger: log, Registry: reg,
 		RateLimit: c.RateLimit, RateBurst: c.RateBurst, AfterCommit: killAfterCommit(),
 	})
+	dashboard, err := web.New(web.Config{Services: services, Logger: log, PublicURL: c.PublicURL})
+	if err != nil {
+		st.Close()
+		return nil, fmt.Errorf("dashboard: %w", err)
+	}
 	return &App{Config: c, Store: st, Orgs: services.Orgs, Accounts: services.Accounts, Knowledge: services.KnowledgeBases, Messages: services.Messages, API: server, Queue: services.Queue, Webhooks: hooks,
+		Web: dashboard, HTTP: httpHandler(server, dashboard),
 		TestRuns: runner, UA: ua, Phone: phone, Engine: engine, Log: log}, nil
 }
 

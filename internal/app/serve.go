@@ -56,7 +56,7 @@ func serve(ctx context.Context, c Config, log *slog.Logger, stderr io.Writer) er
 		a.Phone.Recordings.PublicURL = "http://" + ln.Addr().String()
 	}
 	srv := &http.Server{
-		Handler:           a.API,
+		Handler:           a.HTTP,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      120 * time.Second,
