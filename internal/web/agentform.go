@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
 	"net/url"
 	"strconv"
@@ -94,14 +95,51 @@ func agentInput(form url.Values, creating bool) (agent.Input, formValues, error)
 			}
 		}
 	}
-	if err := l.Err(); err != nil {
-		return agent.Input{}, vals, err
-	}
 	var in agent.Input
-	if err := opt.Decode(mustJSON(body), &in); err != nil {
-		return agent.Input{}, vals, err
+	err := opt.Decode(mustJSON(body), &in)
+	var decode *opt.DecodeError
+	if errors.As(err, &decode) {
+		// Leave out what has the wrong shape and decode the rest, so its
+		// rules are reported too.
+		for _, f := range decode.Fields {
+			l.Add(f.Name, "%s", f.Message)
+			delete(body, topField(f.Name))
+		}
+		in = agent.Input{}
+		err = opt.Decode(mustJSON(body), &in)
+	}
+	if err != nil {
+		return agent.Input{}, vals, joinInvalid(&l, err)
+	}
+	if !l.Empty() {
+		// Some inputs do not parse: report them with every rule the rest
+		// break, so one submission shows all there is to correct.
+		return agent.Input{}, vals, joinInvalid(&l, agent.Check(in, creating))
 	}
 	return in, vals, nil
+}
+
+// joinInvalid adds err's broken fields to l and returns them all; an
+// error that is not about fields is returned as it is.
+func joinInvalid(l *invalid.List, err error) error {
+	var (
+		bad    *invalid.Error
+		decode *opt.DecodeError
+	)
+	switch {
+	case err == nil:
+	case errors.As(err, &bad):
+		for _, f := range bad.Fields {
+			l.Add(f.Name, "%s", f.Message)
+		}
+	case errors.As(err, &decode):
+		for _, f := range decode.Fields {
+			l.Add(f.Name, "%s", f.Message)
+		}
+	default:
+		return err
+	}
+	return l.Err()
 }
 
 // agentValues are a stored agent's fields as the form shows them.

@@ -16,11 +16,20 @@ type fieldErrors map[string][]string
 func errorsByField(fields []invalid.Field) fieldErrors {
 	out := fieldErrors{}
 	for _, f := range fields {
-		top, msg := f.Name, f.Message
-		if i := strings.IndexAny(f.Name, ".["); i > 0 {
-			top, msg = f.Name[:i], f.Name+": "+f.Message
+		top, msg := topField(f.Name), f.Message
+		if top != f.Name {
+			msg = f.Name + ": " + f.Message
 		}
 		out[top] = append(out[top], msg)
 	}
 	return out
+}
+
+// topField is the form input a field path belongs to:
+// "transferRoutes[0].to_number" belongs to "transferRoutes".
+func topField(path string) string {
+	if i := strings.IndexAny(path, ".["); i > 0 {
+		return path[:i]
+	}
+	return path
 }
