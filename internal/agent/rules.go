@@ -199,3 +199,13 @@ func httpURL(l *invalid.List, name, v string, present bool) {
 		l.Add(name, "must be an absolute http or https URL")
 	}
 }
+
+// Check reports every rule in breaks that needs no stored data (Create and
+// Update check these, then the references). A form that cannot become a
+// request yet, because some inputs do not parse, uses it to report the
+// other inputs' problems at the same time.
+func Check(in Input, creating bool) error {
+	var l invalid.List
+	check(&in, creating, &l)
+	return l.Err()
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/parley-voice/parley/internal/call"
 	"github.com/parley-voice/parley/internal/call/calltest"
 	"github.com/parley-voice/parley/internal/callqueue"
+	"github.com/parley-voice/parley/internal/domain"
 	"github.com/parley-voice/parley/internal/secret"
 	"github.com/parley-voice/parley/internal/store"
 )
@@ -79,7 +80,7 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 		t.Fatal(err)
 	}
 	web := cfg.WebCalls // set by withWebCalls
-	cfg.Services, cfg.Store = NewServices(st, box, 10), st
+	cfg.Services, cfg.Store = domain.New(st, box, 10), st
 	cfg.WebCalls = web
 	if cfg.dialer == nil {
 		cfg.dialer = &calltest.Dialer{Script: func(call.DialRequest) calltest.Script { return calltest.Script{} }}

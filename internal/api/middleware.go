@@ -133,7 +133,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			writeError(w, r, err)
 			return
 		}
-		if wait, ok := s.limiter.allow(key.ID, time.Now()); !ok {
+		if wait, ok := s.limiter.Allow(key.ID, time.Now()); !ok {
 			w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds()+0.999)))
 			writeProblem(w, http.StatusTooManyRequests, codeRateLimited, "too many requests for this API key; retry after the Retry-After seconds", nil)
 			return

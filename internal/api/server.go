@@ -10,43 +10,15 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/parley-voice/parley/internal/agent"
-	"github.com/parley-voice/parley/internal/call"
-	"github.com/parley-voice/parley/internal/callqueue"
-	"github.com/parley-voice/parley/internal/eval"
-	"github.com/parley-voice/parley/internal/folder"
-	"github.com/parley-voice/parley/internal/knowledge"
+	"github.com/parley-voice/parley/internal/domain"
 	"github.com/parley-voice/parley/internal/org"
-	"github.com/parley-voice/parley/internal/phonenumber"
-	"github.com/parley-voice/parley/internal/recording"
-	"github.com/parley-voice/parley/internal/siptrunk"
-	"github.com/parley-voice/parley/internal/sms"
+	"github.com/parley-voice/parley/internal/ratelimit"
 	"github.com/parley-voice/parley/internal/store"
 )
 
-// Services are the domain services the API answers from.
-type Services struct {
-	Orgs                 *org.Service
-	Agents               *agent.Service
-	Folders              *folder.Service
-	SIPTrunks            *siptrunk.Service
-	PhoneNumbers         *phonenumber.Service
-	MessagingConnections *sms.Connections
-	KnowledgeBases       *knowledge.Service
-	Calls                *call.Service
-	Messages             *sms.Messages
-	TestSuites           *eval.Service
-	// Queue places, cancels and runs calls.
-	Queue *callqueue.Queue
-	// Recordings serves call recordings (nil: none kept).
-	Recordings *recording.Store
-	// WebCalls answers browsers' offers (nil: web calls are not served).
-	WebCalls WebCalls
-}
-
 // Config is how the API is set up.
 type Config struct {
-	Services
+	domain.Services
 	// Store is pinged by /healthz.
 	Store store.Store
 	// OpenAPI is the contract document served at /v1/openapi.yaml.
@@ -67,13 +39,13 @@ type Config struct {
 
 // Server is the HTTP interface.
 type Server struct {
-	Services
+	domain.Services
 	store   store.Store
 	openapi []byte
 	log     *slog.Logger
 	reg     *prometheus.Registry
 	metrics *httpMetrics
-	limiter *rateLimiter
+	limiter *ratelimit.Limiter
 	mux     *http.ServeMux
 	orgs    *org.Service
 	// afterCommit is Config.AfterCommit, or a no-op.
@@ -90,7 +62,7 @@ func New(c Config) *Server {
 	}
 	s := &Server{
 		Services: c.Services, store: c.Store, openapi: c.OpenAPI, log: c.Logger, reg: c.Registry,
-		metrics: newHTTPMetrics(c.Registry), limiter: newRateLimiter(c.RateLimit, c.RateBurst),
+		metrics: newHTTPMetrics(c.Registry), limiter: ratelimit.New(c.RateLimit, c.RateBurst),
 		mux: http.NewServeMux(), orgs: c.Orgs, afterCommit: c.AfterCommit,
 	}
 	if s.afterCommit == nil {

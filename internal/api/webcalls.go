@@ -1,22 +1,14 @@
 package api
 
 import (
-	"context"
 	"errors"
 	"net/http"
 
 	"github.com/parley-voice/parley/internal/call"
 	"github.com/parley-voice/parley/internal/callqueue"
 	"github.com/parley-voice/parley/internal/invalid"
-	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/opt"
 )
-
-// WebCalls answers a browser's WebRTC offer as a test call to an agent
-// (telephony.Phone): the call as admitted and the SDP answer.
-type WebCalls interface {
-	WebCall(ctx context.Context, orgID, agentID, offer string) (model.Call, string, error)
-}
 
 // maxWebCallBody bounds POST /v1/agents/{id}/web-calls: an offer of at
 // most webrtc.MaxOfferBytes, escaped as JSON.

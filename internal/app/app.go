@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,10 +15,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	parley "github.com/parley-voice/parley"
+	"github.com/parley-voice/parley/internal/account"
 	"github.com/parley-voice/parley/internal/api"
 	"github.com/parley-voice/parley/internal/call"
 	"github.com/parley-voice/parley/internal/call/simdial"
 	"github.com/parley-voice/parley/internal/callqueue"
+	"github.com/parley-voice/parley/internal/domain"
 	"github.com/parley-voice/parley/internal/eval"
 	"github.com/parley-voice/parley/internal/knowledge"
 	"github.com/parley-voice/parley/internal/media/sipua"
@@ -33,6 +36,7 @@ import (
 	"github.com/parley-voice/parley/internal/store/sqlite"
 	"github.com/parley-voice/parley/internal/telephony"
 	"github.com/parley-voice/parley/internal/telephony/registration"
+	"github.com/parley-voice/parley/internal/web"
 	"github.com/parley-voice/parley/internal/webhook"
 )
 
@@ -41,7 +45,11 @@ type App struct {
 	Config   Config
 	Store    store.Store
 	Orgs     *org.Service
+	Accounts *account.Service
 	API      *api.Server
+	// Web is the dashboard; HTTP serves it beside the API.
+	Web      *web.Server
+	HTTP     http.Handler
 	Queue    *callqueue.Queue
 	Webhooks *webhook.Sender
 	// Knowledge indexes sources in the background; Close waits for it.
@@ -111,7 +119,7 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	services := api.NewServices(st, box, c.MaxConcurrentCalls)
+	services := domain.New(st, box, c.MaxConcurrentCalls)
 	services.KnowledgeBases.Logger = log
 	services.Messages.HTTPClient = webhook.GuardedClient(c.AllowPrivateWebhooks, 30*time.Second)
 	services.Messages.PublicURL = publicURL(c)
@@ -204,13 +212,19 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 		Store:    st, OpenAPI: parley.OpenAPI, Logger: log, Registry: reg,
 		RateLimit: c.RateLimit, RateBurst: c.RateBurst, AfterCommit: killAfterCommit(),
 	})
-	return &App{Config: c, Store: st, Orgs: services.Orgs, Knowledge: services.KnowledgeBases, Messages: services.Messages, API: server, Queue: services.Queue, Webhooks: hooks,
+	dashboard, err := web.New(web.Config{Services: services, Logger: log, PublicURL: c.PublicURL})
+	if err != nil {
+		st.Close()
+		return nil, fmt.Errorf("dashboard: %w", err)
+	}
+	return &App{Config: c, Store: st, Orgs: services.Orgs, Accounts: services.Accounts, Knowledge: services.KnowledgeBases, Messages: services.Messages, API: server, Queue: services.Queue, Webhooks: hooks,
+		Web: dashboard, HTTP: httpHandler(server, dashboard),
 		TestRuns: runner, UA: ua, Phone: phone, Registrations: keeper, Engine: engine, Log: log}, nil
 }
 
 // newPhone builds the SIP user agent and the phone over it, whose calls
 // engine converses.
-func newPhone(c Config, st store.Store, box *secret.Box, services api.Services, hooks *webhook.Sender, engine *pipeline.Engine, log *slog.Logger) (*sipua.UA, *telephony.Phone, error) {
+func newPhone(c Config, st store.Store, box *secret.Box, services domain.Services, hooks *webhook.Sender, engine *pipeline.Engine, log *slog.Logger) (*sipua.UA, *telephony.Phone, error) {
 	lo, hi, err := c.rtpRange()
 	if err != nil {
 		return nil, nil, err

@@ -25,6 +25,9 @@ Usage:
   parley keys create --org NAME      create an API key (and the organization if new); prints the key
   parley keys list --org NAME        list an organization's keys (never their secrets)
   parley keys revoke --org NAME ID   revoke a key
+  parley users create --org NAME --email EMAIL
+                                     create a dashboard user (and the organization
+                                     if new); prints a one-time password
   parley migrate [flags]             apply database migrations and exit
   parley version                     print the version
 
@@ -74,6 +77,8 @@ func run(ctx context.Context, cmd string, args []string, stdout, stderr io.Write
 		return migrate(ctx, c, stdout)
 	case "keys":
 		return keys(ctx, args, stdout, stderr, getenv)
+	case "users":
+		return users(ctx, args, stdout, stderr, getenv)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "parley", version())
 		return nil

@@ -33,12 +33,16 @@ func serve(ctx context.Context, c Config, log *slog.Logger, stderr io.Writer) er
 	if err := a.Knowledge.Resume(ctx); err != nil {
 		log.Error("knowledge sources left unindexed", "err", err)
 	}
-	key, err := a.Orgs.Bootstrap(ctx)
+	key, login, err := a.Accounts.Bootstrap(ctx)
 	if err != nil {
-		return fmt.Errorf("create the first API key: %w", err)
+		return fmt.Errorf("create the first API key and dashboard user: %w", err)
 	}
 	if key != "" {
 		fmt.Fprintf(stderr, "Created organization %q with its first API key (shown once, keep it safe):\n%s\n", "default", key)
+	}
+	if login.Email != "" {
+		fmt.Fprintf(stderr, "Dashboard sign-in (one-time password, shown once; you choose your own at first sign-in):\nemail: %s\npassword: %s\n",
+			login.Email, login.Password)
 	}
 	ln, err := net.Listen("tcp", c.Addr)
 	if err != nil {
@@ -52,7 +56,7 @@ func serve(ctx context.Context, c Config, log *slog.Logger, stderr io.Writer) er
 		a.Phone.Recordings.PublicURL = "http://" + ln.Addr().String()
 	}
 	srv := &http.Server{
-		Handler:           a.API,
+		Handler:           a.HTTP,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      120 * time.Second,

@@ -52,14 +52,10 @@ func (s *Service) CreateKey(ctx context.Context, orgName string) (string, model.
 	)
 	err := s.Store.Update(ctx, func(tx store.Tx) error {
 		var err error
-		o, err = tx.GetOrgByName(ctx, orgName)
-		if errors.Is(err, store.ErrNotFound) {
-			o, err = s.createOrg(ctx, tx, orgName)
-		}
-		if err != nil {
+		if o, err = s.EnsureOrg(ctx, tx, orgName); err != nil {
 			return err
 		}
-		token, err = createKey(ctx, tx, o.ID)
+		token, _, err = createKey(ctx, tx, o.ID, "")
 		return err
 	})
 	return token, o, err
@@ -70,22 +66,39 @@ func (s *Service) CreateKey(ctx context.Context, orgName string) (string, model.
 // otherwise it returns "".
 func (s *Service) Bootstrap(ctx context.Context) (string, error) {
 	var token string
-	err := s.Store.Update(ctx, func(tx store.Tx) error {
-		n, err := tx.CountAPIKeys(ctx)
-		if err != nil || n > 0 {
-			return err
-		}
-		o, err := tx.GetOrgByName(ctx, DefaultOrgName)
-		if errors.Is(err, store.ErrNotFound) {
-			o, err = s.createOrg(ctx, tx, DefaultOrgName)
-		}
-		if err != nil {
-			return err
-		}
-		token, err = createKey(ctx, tx, o.ID)
+	err := s.Store.Update(ctx, func(tx store.Tx) (err error) {
+		token, _, err = s.BootstrapTx(ctx, tx)
 		return err
 	})
 	return token, err
+}
+
+// BootstrapTx is Bootstrap inside the caller's transaction; it returns the
+// organization it gave the key to as well.
+func (s *Service) BootstrapTx(ctx context.Context, tx store.Tx) (string, model.Organization, error) {
+	n, err := tx.CountAPIKeys(ctx)
+	if err != nil || n > 0 {
+		return "", model.Organization{}, err
+	}
+	o, err := s.EnsureOrg(ctx, tx, DefaultOrgName)
+	if err != nil {
+		return "", model.Organization{}, err
+	}
+	token, _, err := createKey(ctx, tx, o.ID, "")
+	return token, o, err
+}
+
+// EnsureOrg returns the organization named name, creating it when there is
+// none, inside the caller's transaction.
+func (s *Service) EnsureOrg(ctx context.Context, tx store.Tx, name string) (model.Organization, error) {
+	if invalid.IsBlank(name) || invalid.Len(name) > MaxNameLen {
+		return model.Organization{}, fmt.Errorf("organization name must be 1 to %d characters", MaxNameLen)
+	}
+	o, err := tx.GetOrgByName(ctx, name)
+	if errors.Is(err, store.ErrNotFound) {
+		o, err = s.createOrg(ctx, tx, name)
+	}
+	return o, err
 }
 
 func (s *Service) createOrg(ctx context.Context, tx store.Tx, name string) (model.Organization, error) {
@@ -94,13 +107,13 @@ func (s *Service) createOrg(ctx context.Context, tx store.Tx, name string) (mode
 	return o, tx.CreateOrg(ctx, &o)
 }
 
-func createKey(ctx context.Context, tx store.Tx, orgID string) (string, error) {
+func createKey(ctx context.Context, tx store.Tx, orgID, name string) (string, model.APIKey, error) {
 	token := secret.Token(KeyPrefix, keyRandomLen)
 	k := model.APIKey{
-		ID: model.NewID(), OrgID: orgID, Prefix: token[:keyDisplayLen],
+		ID: model.NewID(), OrgID: orgID, Name: name, Prefix: token[:keyDisplayLen],
 		Hash: secret.Hash(token), CreatedAt: model.Now(),
 	}
-	return token, tx.CreateAPIKey(ctx, &k)
+	return token, k, tx.CreateAPIKey(ctx, &k)
 }
 
 // Authenticate finds the live key whose secret is token.

@@ -38,6 +38,8 @@ type Store interface {
 type Tx interface {
 	Orgs
 	APIKeys
+	Users
+	Sessions
 	Agents
 	CustomTools
 	Folders
@@ -121,6 +123,39 @@ type APIKeys interface {
 	ListAPIKeys(ctx context.Context, orgID string) ([]model.APIKey, error)
 	RevokeAPIKey(ctx context.Context, orgID, id string) error
 	CountAPIKeys(ctx context.Context) (int, error)
+}
+
+// Users persists dashboard users. An email exists once in the whole
+// deployment (sign-in finds the user by it alone): creating it twice is
+// ErrConflict. Emails are compared as stored; the caller lower-cases them.
+type Users interface {
+	CreateUser(ctx context.Context, u *model.User) error
+	GetUser(ctx context.Context, orgID, id string) (model.User, error)
+	// GetUserByEmail looks a user up across organizations; it is for
+	// signing in only.
+	GetUserByEmail(ctx context.Context, email string) (model.User, error)
+	// SetUserPassword replaces the user's password hash and whether it must
+	// be changed at the next sign-in.
+	SetUserPassword(ctx context.Context, orgID, id, hash string, mustChange bool) error
+	CountUsers(ctx context.Context) (int, error)
+}
+
+// Sessions persists signed-in dashboard sessions, found only by the hash
+// of their token. Deleting a user deletes its sessions.
+type Sessions interface {
+	// CreateSession stores s; its user must exist in its organization
+	// (ErrNotFound otherwise).
+	CreateSession(ctx context.Context, s *model.Session) error
+	// GetSessionByHash finds a session, expired ones too: the caller
+	// decides what expiry means.
+	GetSessionByHash(ctx context.Context, hash []byte) (model.Session, error)
+	// DeleteSession deletes the session with this hash; none is not an error.
+	DeleteSession(ctx context.Context, hash []byte) error
+	// DeleteUserSessions deletes every session of the user.
+	DeleteUserSessions(ctx context.Context, orgID, userID string) error
+	// DeleteExpiredSessions deletes the sessions that expired before
+	// before and returns how many.
+	DeleteExpiredSessions(ctx context.Context, before time.Time) (int, error)
 }
 
 // Agents persists agents and their knowledge-base assignments.

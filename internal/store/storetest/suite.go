@@ -29,6 +29,8 @@ func Run(t *testing.T, open Opener) {
 	}{
 		{"Orgs", orgTests},
 		{"APIKeys", apiKeyTests},
+		{"Users", userTests},
+		{"Sessions", sessionTests},
 		{"Agents", agentTests},
 		{"AgentList", agentListTests},
 		{"CustomTools", customToolTests},

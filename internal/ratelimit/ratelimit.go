@@ -1,14 +1,16 @@
-package api
+// Package ratelimit is a token bucket per key (an API key, a client
+// address, an email being signed in with), kept in memory.
+package ratelimit
 
 import (
 	"sync"
 	"time"
 )
 
-// rateLimiter is a token bucket per API key: rate requests a second on
+// Limiter is a token bucket per key: rate requests a second on
 // average, bursts up to burst. Buckets idle long enough to be full again are
-// dropped, so memory follows the active keys.
-type rateLimiter struct {
+// dropped, so memory follows the active keys. It is safe for concurrent use.
+type Limiter struct {
 	rate  float64
 	burst float64
 
@@ -22,16 +24,16 @@ type bucket struct {
 	last   time.Time
 }
 
-// newRateLimiter returns a limiter; rate <= 0 disables limiting.
-func newRateLimiter(rate float64, burst int) *rateLimiter {
+// New returns a limiter; rate <= 0 disables limiting.
+func New(rate float64, burst int) *Limiter {
 	if burst < 1 {
 		burst = 1
 	}
-	return &rateLimiter{rate: rate, burst: float64(burst), buckets: map[string]*bucket{}}
+	return &Limiter{rate: rate, burst: float64(burst), buckets: map[string]*bucket{}}
 }
 
-// allow takes a token from key's bucket, or says how long until one is there.
-func (l *rateLimiter) allow(key string, now time.Time) (time.Duration, bool) {
+// Allow takes a token from key's bucket, or says how long until one is there.
+func (l *Limiter) Allow(key string, now time.Time) (time.Duration, bool) {
 	if l.rate <= 0 {
 		return 0, true
 	}
@@ -52,7 +54,7 @@ func (l *rateLimiter) allow(key string, now time.Time) (time.Duration, bool) {
 	return time.Duration((1 - b.tokens) / l.rate * float64(time.Second)), false
 }
 
-func (l *rateLimiter) sweep(now time.Time) {
+func (l *Limiter) sweep(now time.Time) {
 	full := time.Duration(l.burst / l.rate * float64(time.Second))
 	if now.Sub(l.swept) < full {
 		return

@@ -1,0 +1,48 @@
+package web
+
+import "net/http"
+
+// route is one entry of the route table. Routes need a signed-in session
+// unless public; passwordPage routes stay open to a user who must still
+// replace a one-time password (every other page sends them to /password).
+type route struct {
+	pattern      string
+	handler      http.Handler
+	public       bool
+	passwordPage bool
+}
+
+// routes is the whole dashboard, in one table.
+func (s *Server) routes() []route {
+	h := func(pattern string, fn http.HandlerFunc) route { return route{pattern: pattern, handler: fn} }
+	public := func(pattern string, fn http.HandlerFunc) route {
+		return route{pattern: pattern, handler: fn, public: true}
+	}
+	password := func(pattern string, fn http.HandlerFunc) route {
+		return route{pattern: pattern, handler: fn, passwordPage: true}
+	}
+	return []route{
+		public("GET /static/", s.serveStatic),
+		public("GET /signin", s.signInPage),
+		public("POST /signin", s.signIn),
+		password("POST /signout", s.signOut),
+		password("GET /password", s.passwordPage),
+		password("POST /password", s.changePassword),
+
+		h("GET /{$}", s.home),
+
+		h("GET /agents", s.listAgents),
+		h("GET /agents/new", s.newAgent),
+		h("POST /agents", s.createAgent),
+		h("GET /agents/{id}", s.editAgent),
+		h("POST /agents/{id}", s.updateAgent),
+		h("POST /agents/{id}/duplicate", s.duplicateAgent),
+		h("GET /agents/{id}/delete", s.confirmDeleteAgent),
+		h("POST /agents/{id}/delete", s.deleteAgent),
+
+		h("GET /keys", s.listKeys),
+		h("POST /keys", s.createKey),
+		h("GET /keys/{id}/revoke", s.confirmRevokeKey),
+		h("POST /keys/{id}/revoke", s.revokeKey),
+	}
+}

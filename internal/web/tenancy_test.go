@@ -1,0 +1,75 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"testing"
+
+	"github.com/parley-voice/parley/internal/agent"
+	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/opt"
+)
+
+// TestTenantIsolation: another organization's agent and key answer 404 on
+// every page and form, and stay untouched.
+func TestTenantIsolation(t *testing.T) {
+	e := newEnv(t)
+	b, _ := e.signedIn("acme", "ada@example.com")
+	ctx := context.Background()
+	_, other := e.user("globex", "gus@globex.example")
+	theirs, err := e.svc.Agents.Create(ctx, other.OrgID, agent.Input{Name: opt.Value("Globex secret agent"), PromptTemplate: opt.Value("p")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret, key, err := e.svc.Orgs.IssueKey(ctx, other.OrgID, "theirs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	agentPath := "/agents/" + theirs.ID
+	keyPath := "/keys/" + key.ID + "/revoke"
+	form := createForm(map[string]string{"name": "Hijacked"})
+	for _, c := range []struct {
+		method, path string
+	}{
+		{"GET", agentPath}, {"POST", agentPath}, {"POST", agentPath + "/duplicate"},
+		{"GET", agentPath + "/delete"}, {"POST", agentPath + "/delete"},
+		{"GET", keyPath}, {"POST", keyPath},
+		{"GET", "/agents/not-a-uuid"}, {"POST", "/agents/not-a-uuid/delete"}, {"GET", "/keys/not-a-uuid/revoke"},
+		{"GET", "/agents/" + model.NewID()},
+	} {
+		var p page
+		if c.method == "GET" {
+			p = b.get(c.path)
+		} else {
+			p = b.post(c.path, url.Values(cloneForm(form)))
+		}
+		if p.status != http.StatusNotFound {
+			t.Errorf("%s %s: %d, want 404", c.method, c.path, p.status)
+		}
+	}
+	v, err := e.svc.Agents.Get(ctx, other.OrgID, theirs.ID)
+	if err != nil || v.Name != "Globex secret agent" {
+		t.Fatalf("their agent after the attempts: %+v, %v", v, err)
+	}
+	if _, err := e.svc.Orgs.Authenticate(ctx, secret); err != nil {
+		t.Fatalf("their key after the attempts: %v", err)
+	}
+	// Lists show only the signed-in organization's.
+	for _, path := range []string{"/agents", "/agents?q=Globex", "/keys"} {
+		p := b.get(path)
+		for _, leak := range []string{"Globex secret agent", theirs.ID, key.Prefix} {
+			if contains(p.body, leak) {
+				t.Errorf("%s shows %q", path, leak)
+			}
+		}
+	}
+}
+
+func cloneForm(f url.Values) url.Values {
+	out := url.Values{}
+	for k, v := range f {
+		out[k] = append([]string(nil), v...)
+	}
+	return out
+}
