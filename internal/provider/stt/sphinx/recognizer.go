@@ -69,6 +69,10 @@ type Config struct {
 	// CacheDir is where domain models are built; default
 	// os.UserCacheDir()/parley/sphinx.
 	CacheDir string
+	// Options are pocketsphinx options (name, value pairs, as
+	// pocketsphinx_continuous takes them: "-lw", "10") for every decoder,
+	// in place of the tuned defaults of the same name.
+	Options []string
 }
 
 // Recognizer is the pocketsphinx [stt.Recognizer], [stt.Streamer] and
@@ -146,6 +150,9 @@ func (r *Recognizer) check() (*api, error) {
 			return nil, fmt.Errorf("%w: pocketsphinx model: %w (install the %s)", stt.ErrUnavailable, err, packages)
 		}
 	}
+	if len(r.c.Options)%2 != 0 {
+		return nil, fmt.Errorf("%w: pocketsphinx options %q: not name, value pairs", stt.ErrUnavailable, r.c.Options)
+	}
 	if r.c.MLLR != "" {
 		if err := readable(r.c.MLLR); err != nil {
 			return nil, fmt.Errorf("%w: pocketsphinx adaptation transform: %w", stt.ErrUnavailable, err)
@@ -185,7 +192,7 @@ func (r *Recognizer) args(lm, dict string, narrow bool) []string {
 		"-dict", dict,
 		"-samprate", "16000",
 	}
-	a = append(a, tuning...)
+	a = withOptions(a, withOptions(tuning, r.c.Options))
 	switch {
 	case narrow && r.c.NarrowbandMLLR != "":
 		a = append(a, "-mllr", r.c.NarrowbandMLLR)

@@ -48,7 +48,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: adapt train|measure [flags]")
+		fmt.Fprintln(os.Stderr, "usage: adapt train|measure|tune [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -57,8 +57,10 @@ func main() {
 		err = trainCmd(ctx, os.Args[2:])
 	case "measure":
 		err = measureCmd(ctx, os.Args[2:])
+	case "tune":
+		err = tuneCmd(ctx, os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown command %q (train, measure)", os.Args[1])
+		err = fmt.Errorf("unknown command %q (train, measure, tune)", os.Args[1])
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "adapt:", err)
@@ -94,6 +96,7 @@ func trainCmd(ctx context.Context, args []string) error {
 	textPath := fs.String("text", filepath.Join(pkgDir, "adapt", "testdata", "phone.txt"), "training sentences, one a line")
 	voices := fs.String("voices", "", "training voices to use, comma-separated (default all)")
 	limit := fs.Int("sentences", 0, "use only the first n sentences (0: all)")
+	fs.StringVar(&mapDir, "map", "", "also write MAP-adapted means and variances into this directory")
 	fs.Parse(args)
 	if err := c.check(); err != nil {
 		return err

@@ -46,8 +46,12 @@ type Options struct {
 	// Espeak is the espeak-ng command that guesses the pronunciation of
 	// words BaseDict lacks; default "espeak-ng" in PATH.
 	Espeak string
-	// Weights are the interpolation weights of the two models.
+	// Weights are the interpolation weights of the models.
 	Weights Weights
+	// CommonWords is how many of the generic model's most probable words
+	// the common-words model holds (Weights.Common); default all of
+	// common.txt's.
+	CommonWords int
 }
 
 // Weights are the relative weights of the domain model (from the texts)
@@ -56,6 +60,9 @@ type Options struct {
 type Weights struct {
 	Domain       float64
 	Conversation float64
+	// Common weighs a unigram model of frequent English words
+	// (common.go); 0 leaves them out.
+	Common float64
 }
 
 func (o Options) withDefaults() Options {
@@ -66,7 +73,7 @@ func (o Options) withDefaults() Options {
 		o.Espeak = DefaultEspeak
 	}
 	if o.Weights.Domain <= 0 && o.Weights.Conversation <= 0 {
-		o.Weights = Weights{DefaultDomainWeight, DefaultConversationWeight}
+		o.Weights.Domain, o.Weights.Conversation = DefaultDomainWeight, DefaultConversationWeight
 	}
 	return o
 }
@@ -82,7 +89,7 @@ func (o Options) withDefaults() Options {
 // builds.
 func Build(ctx context.Context, texts []string, dir string, opt Options) (Files, error) {
 	opt = opt.withDefaults()
-	if opt.Weights.Domain < 0 || opt.Weights.Conversation < 0 {
+	if opt.Weights.Domain < 0 || opt.Weights.Conversation < 0 || opt.Weights.Common < 0 {
 		return Files{}, fmt.Errorf("lm: negative weight %+v", opt.Weights)
 	}
 	var domain [][]string
@@ -91,7 +98,11 @@ func Build(ctx context.Context, texts []string, dir string, opt Options) (Files,
 	}
 	general := conversation()
 
-	prons, err := pronounce(ctx, opt, domain, general)
+	var commons [][]string
+	if opt.Weights.Common > 0 {
+		commons = commonSentences(opt.CommonWords)
+	}
+	prons, err := pronounce(ctx, opt, domain, general, commons)
 	if err != nil {
 		return Files{}, err
 	}
@@ -103,8 +114,7 @@ func Build(ctx context.Context, texts []string, dir string, opt Options) (Files,
 
 	v := newVocab()
 	dc, gc := count(v, domain), count(v, general)
-	rank := ranks(v.words)
-	total := opt.Weights.Domain + opt.Weights.Conversation
+	total := opt.Weights.Domain + opt.Weights.Conversation + opt.Weights.Common
 	var models []*model
 	var weights []float64
 	for _, c := range []struct {
@@ -116,12 +126,17 @@ func Build(ctx context.Context, texts []string, dir string, opt Options) (Files,
 			weights = append(weights, c.w)
 		}
 	}
+	if opt.Weights.Common > 0 {
+		models = append(models, commonModel(v, opt.CommonWords, prons))
+		weights = append(weights, opt.Weights.Common/total)
+	}
 	if len(models) == 0 {
 		return Files{}, errors.New("lm: no words to model")
 	}
 	if len(models) == 1 {
 		weights[0] = 1
 	}
+	rank := ranks(v.words)
 	m := mixture(models, weights, byRank(rank))
 	if err := ctx.Err(); err != nil {
 		return Files{}, err
