@@ -553,3 +553,13 @@ func BenchmarkStream(b *testing.B) {
 		})
 	}
 }
+
+func TestWithOptions(t *testing.T) {
+	got := strings.Join(withOptions([]string{"-fwdflat", "no", "-lw", "6.5"}, []string{"-lw", "9", "-wip", "0.2"}), " ")
+	if want := "-fwdflat no -lw 9 -wip 0.2"; got != want {
+		t.Errorf("withOptions = %q, want %q", got, want)
+	}
+	if got := strings.Join(withOptions([]string{"-fwdflat", "no"}, nil), " "); got != "-fwdflat no" {
+		t.Errorf("withOptions with nothing over = %q", got)
+	}
+}
