@@ -73,6 +73,10 @@ type Config struct {
 	// pocketsphinx_continuous takes them: "-lw", "10") for every decoder,
 	// in place of the tuned defaults of the same name.
 	Options []string
+	// NarrowbandOptions are options for the decoders of audio below
+	// 16 kHz only, over Options (such as -mean and -var for a model's
+	// means and variances adapted to phone audio).
+	NarrowbandOptions []string
 }
 
 // Recognizer is the pocketsphinx [stt.Recognizer], [stt.Streamer] and
@@ -150,8 +154,10 @@ func (r *Recognizer) check() (*api, error) {
 			return nil, fmt.Errorf("%w: pocketsphinx model: %w (install the %s)", stt.ErrUnavailable, err, packages)
 		}
 	}
-	if len(r.c.Options)%2 != 0 {
-		return nil, fmt.Errorf("%w: pocketsphinx options %q: not name, value pairs", stt.ErrUnavailable, r.c.Options)
+	for _, o := range [][]string{r.c.Options, r.c.NarrowbandOptions} {
+		if len(o)%2 != 0 {
+			return nil, fmt.Errorf("%w: pocketsphinx options %q: not name, value pairs", stt.ErrUnavailable, o)
+		}
 	}
 	if r.c.MLLR != "" {
 		if err := readable(r.c.MLLR); err != nil {
@@ -177,10 +183,15 @@ func readable(path string) error {
 	return nil
 }
 
-// narrowband reports whether audio at rate goes to the decoders with
-// the narrowband transform.
+// narrowband reports whether audio at rate goes to decoders of its own
+// (the narrowband transform or options).
 func (r *Recognizer) narrowband(rate int) bool {
-	return rate < Rate && r.c.NarrowbandMLLR != ""
+	return rate < Rate && r.hasNarrowband()
+}
+
+// hasNarrowband reports whether narrowband audio has decoders of its own.
+func (r *Recognizer) hasNarrowband() bool {
+	return r.c.NarrowbandMLLR != "" || len(r.c.NarrowbandOptions) > 0
 }
 
 // args are the decoder options for a language model and dictionary, for
@@ -192,7 +203,11 @@ func (r *Recognizer) args(lm, dict string, narrow bool) []string {
 		"-dict", dict,
 		"-samprate", "16000",
 	}
-	a = withOptions(a, withOptions(tuning, r.c.Options))
+	opts := withOptions(tuning, r.c.Options)
+	if narrow {
+		opts = withOptions(opts, r.c.NarrowbandOptions)
+	}
+	a = withOptions(a, opts)
 	switch {
 	case narrow && r.c.NarrowbandMLLR != "":
 		a = append(a, "-mllr", r.c.NarrowbandMLLR)

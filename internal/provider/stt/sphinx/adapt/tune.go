@@ -29,11 +29,12 @@ func tuneCmd(ctx context.Context, args []string) error {
 	c.flags(fs)
 	textPath := fs.String("text", filepath.Join(pkgDir, "adapt", "testdata", "dental-heldout.txt"), "held-out in-domain sentences, one a line")
 	voices := fs.String("voices", "flite-awb,flite-rms,festival-ked,espeak-default-100", "training voices to speak them (never the benchmark's)")
-	weight := fs.Float64("domain-weight", 0, "the domain model's interpolation weight (0: lm's default)")
-	commonWeight := fs.Float64("common-weight", 0, "the common-words model's interpolation weight (0: none)")
-	commonWords := fs.Int("common-words", 0, "how many common words (0: all of lm's list)")
+	weight := fs.Float64("domain-weight", lm.DefaultDomainWeight, "the domain model's interpolation weight (the conversation model's is 1 minus it)")
+	commonWeight := fs.Float64("common-weight", lm.DefaultCommonWeight, "the common-words model's interpolation weight (0: none)")
+	commonWords := fs.Int("common-words", lm.DefaultCommonWords, "how many common words")
 	generic := fs.Bool("generic", false, "the generic language model instead of the domain's")
 	mllr := fs.String("mllr", "builtin", "narrowband transform: builtin, none or a file")
+	narrowOpts := fs.String("narrowband-options", "", "pocketsphinx options for narrowband decoders (\"-mean file -var file\")")
 	workers := fs.Int("workers", 2, "utterances recognised at once")
 	fs.Parse(args)
 	sets := fs.Args()
@@ -62,15 +63,11 @@ func tuneCmd(ctx context.Context, args []string) error {
 	default:
 		narrow = *mllr
 	}
-	opt := lm.Options{CommonWords: *commonWords}
-	if *weight > 0 {
-		opt.Weights = lm.Weights{Domain: *weight, Conversation: 1 - *weight}
-	}
-	opt.Weights.Common = *commonWeight
+	opt := lm.Options{CommonWords: *commonWords, Weights: lm.Weights{Domain: *weight, Conversation: 1 - *weight, Common: *commonWeight}}
 	fmt.Printf("| options | words | word accuracy | sub / del / ins |\n|---|---|---|---|\n")
 	for i, set := range sets {
 		r := sphinx.New(sphinx.Config{
-			ModelDir: c.model.dir, NarrowbandMLLR: narrow, Options: strings.Fields(set),
+			ModelDir: c.model.dir, NarrowbandMLLR: narrow, Options: strings.Fields(set), NarrowbandOptions: strings.Fields(*narrowOpts),
 			Decoders: *workers, DomainDecoders: *workers,
 			Builder: sphinx.LMBuilder(opt), CacheDir: filepath.Join(work, fmt.Sprint("cache-", i)),
 		})

@@ -22,6 +22,10 @@ const DefaultBaseDict = "/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict"
 const (
 	DefaultDomainWeight       = 0.3
 	DefaultConversationWeight = 0.7
+	DefaultCommonWeight       = 0.1
+	// DefaultCommonWords is how many common words the common-words model
+	// holds: all of common.txt.
+	DefaultCommonWords = 10000
 )
 
 // File names Build writes under its directory.
@@ -49,14 +53,15 @@ type Options struct {
 	// Weights are the interpolation weights of the models.
 	Weights Weights
 	// CommonWords is how many of the generic model's most probable words
-	// the common-words model holds (Weights.Common); default all of
-	// common.txt's.
+	// the common-words model holds (Weights.Common); default
+	// DefaultCommonWords.
 	CommonWords int
 }
 
-// Weights are the relative weights of the domain model (from the texts)
-// and the conversation model (the embedded corpus) in the interpolated
-// model; they are scaled to sum to 1. Both zero means the defaults.
+// Weights are the relative weights of the domain model (from the texts),
+// the conversation model (the embedded corpus) and the common-words
+// model in the interpolated model; they are scaled to sum to 1. All zero
+// means the defaults.
 type Weights struct {
 	Domain       float64
 	Conversation float64
@@ -72,8 +77,11 @@ func (o Options) withDefaults() Options {
 	if o.Espeak == "" {
 		o.Espeak = DefaultEspeak
 	}
-	if o.Weights.Domain <= 0 && o.Weights.Conversation <= 0 {
-		o.Weights.Domain, o.Weights.Conversation = DefaultDomainWeight, DefaultConversationWeight
+	if o.Weights == (Weights{}) {
+		o.Weights = Weights{DefaultDomainWeight, DefaultConversationWeight, DefaultCommonWeight}
+	}
+	if o.CommonWords <= 0 {
+		o.CommonWords = DefaultCommonWords
 	}
 	return o
 }

@@ -34,11 +34,11 @@ func TestCommonList(t *testing.T) {
 func TestBuildCommonWords(t *testing.T) {
 	need(t, cmudict)
 	need(t, "espeak-ng")
-	plain, err := Build(context.Background(), clinic(t), t.TempDir(), Options{})
+	plain, err := Build(context.Background(), clinic(t), t.TempDir(), Options{Weights: Weights{Domain: 0.3, Conversation: 0.7}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := Build(context.Background(), clinic(t), t.TempDir(), Options{CommonWords: 5000, Weights: Weights{Common: 0.05}})
+	f, err := Build(context.Background(), clinic(t), t.TempDir(), Options{CommonWords: 5000, Weights: Weights{Domain: 0.3, Conversation: 0.7, Common: 0.05}})
 	if err != nil {
 		t.Fatal(err)
 	}
