@@ -144,6 +144,9 @@ func Available() error {
 
 // check loads the libraries and finds the model files.
 func (r *Recognizer) check() (*api, error) {
+	if err := r.checkOptions(); err != nil {
+		return nil, err
+	}
 	a, err := loadLibrary()
 	if err != nil {
 		return nil, err
@@ -154,17 +157,22 @@ func (r *Recognizer) check() (*api, error) {
 			return nil, fmt.Errorf("%w: pocketsphinx model: %w (install the %s)", stt.ErrUnavailable, err, packages)
 		}
 	}
-	for _, o := range [][]string{r.c.Options, r.c.NarrowbandOptions} {
-		if len(o)%2 != 0 {
-			return nil, fmt.Errorf("%w: pocketsphinx options %q: not name, value pairs", stt.ErrUnavailable, o)
-		}
-	}
 	if r.c.MLLR != "" {
 		if err := readable(r.c.MLLR); err != nil {
 			return nil, fmt.Errorf("%w: pocketsphinx adaptation transform: %w", stt.ErrUnavailable, err)
 		}
 	}
 	return a, nil
+}
+
+// checkOptions checks that the configured options are name, value pairs.
+func (r *Recognizer) checkOptions() error {
+	for _, o := range [][]string{r.c.Options, r.c.NarrowbandOptions} {
+		if len(o)%2 != 0 {
+			return fmt.Errorf("%w: pocketsphinx options %q: not name, value pairs", stt.ErrUnavailable, o)
+		}
+	}
+	return nil
 }
 
 // readable checks that path is a file that can be opened: pocketsphinx

@@ -5,6 +5,7 @@
 //
 //	go run ./internal/provider/stt/sphinx/adapt train [-out file] [-band fill|plain] [-voices n,..] [-sentences n]
 //	go run ./internal/provider/stt/sphinx/adapt measure [-band fill|plain] [-prompts n] [transform ...]
+//	go run ./internal/provider/stt/sphinx/adapt tune [-voices a,b] [-domain-weight w] [-common-weight w] [-narrowband-options "..."] -- ["-lw 8" ...]
 //
 // train speaks the training sentences (testdata/phone.txt) in the
 // training voices ([trainers]: none the benchmark scores), carries each
@@ -21,6 +22,13 @@
 // over the same line with pocketsphinx_batch and the generic en-us
 // language model, without a transform and with each transform given, and
 // prints sclite's word accuracy as a Markdown table.
+//
+// tune is the quick loop for the recognizer's options: held-out dental
+// sentences spoken by training voices (never the benchmark's), carried
+// over G.711 and recognised in-process by stt/sphinx adapted to the bench
+// agent's domain, once per set of pocketsphinx options; it prints word
+// accuracy per set. train -map also writes MAP-adapted means and
+// variances (for -mean and -var) from the same counts.
 //
 // It needs Debian's sphinxtrain (bw, mllr_solve), sphinxbase-utils
 // (sphinx_fe), pocketsphinx (pocketsphinx_batch, pocketsphinx_mdef_convert),
