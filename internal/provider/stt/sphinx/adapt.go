@@ -146,7 +146,7 @@ func (c *domains) load(key string, texts []string) (*adapted, error) {
 		return nil, err
 	}
 	rec := &adapted{r: c.r, pool: p, dir: dir}
-	if c.r.c.NarrowbandMLLR != "" {
+	if c.r.hasNarrowband() {
 		// Its decoders load on first use, from the files p keeps until
 		// both are closed (the domain dropped).
 		rec.narrow = newPool(a, c.r.args(lm, dict, true), c.r.c.DomainDecoders, nil)

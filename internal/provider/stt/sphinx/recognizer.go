@@ -69,6 +69,14 @@ type Config struct {
 	// CacheDir is where domain models are built; default
 	// os.UserCacheDir()/parley/sphinx.
 	CacheDir string
+	// Options are pocketsphinx options (name, value pairs, as
+	// pocketsphinx_continuous takes them: "-lw", "10") for every decoder,
+	// in place of the tuned defaults of the same name.
+	Options []string
+	// NarrowbandOptions are options for the decoders of audio below
+	// 16 kHz only, over Options (such as -mean and -var for a model's
+	// means and variances adapted to phone audio).
+	NarrowbandOptions []string
 }
 
 // Recognizer is the pocketsphinx [stt.Recognizer], [stt.Streamer] and
@@ -136,6 +144,9 @@ func Available() error {
 
 // check loads the libraries and finds the model files.
 func (r *Recognizer) check() (*api, error) {
+	if err := r.checkOptions(); err != nil {
+		return nil, err
+	}
 	a, err := loadLibrary()
 	if err != nil {
 		return nil, err
@@ -154,6 +165,16 @@ func (r *Recognizer) check() (*api, error) {
 	return a, nil
 }
 
+// checkOptions checks that the configured options are name, value pairs.
+func (r *Recognizer) checkOptions() error {
+	for _, o := range [][]string{r.c.Options, r.c.NarrowbandOptions} {
+		if len(o)%2 != 0 {
+			return fmt.Errorf("%w: pocketsphinx options %q: not name, value pairs", stt.ErrUnavailable, o)
+		}
+	}
+	return nil
+}
+
 // readable checks that path is a file that can be opened: pocketsphinx
 // exits the process on some files it cannot read instead of failing.
 func readable(path string) error {
@@ -170,10 +191,15 @@ func readable(path string) error {
 	return nil
 }
 
-// narrowband reports whether audio at rate goes to the decoders with
-// the narrowband transform.
+// narrowband reports whether audio at rate goes to decoders of its own
+// (the narrowband transform or options).
 func (r *Recognizer) narrowband(rate int) bool {
-	return rate < Rate && r.c.NarrowbandMLLR != ""
+	return rate < Rate && r.hasNarrowband()
+}
+
+// hasNarrowband reports whether narrowband audio has decoders of its own.
+func (r *Recognizer) hasNarrowband() bool {
+	return r.c.NarrowbandMLLR != "" || len(r.c.NarrowbandOptions) > 0
 }
 
 // args are the decoder options for a language model and dictionary, for
@@ -185,7 +211,11 @@ func (r *Recognizer) args(lm, dict string, narrow bool) []string {
 		"-dict", dict,
 		"-samprate", "16000",
 	}
-	a = append(a, tuning...)
+	opts := withOptions(tuning, r.c.Options)
+	if narrow {
+		opts = withOptions(opts, r.c.NarrowbandOptions)
+	}
+	a = withOptions(a, opts)
 	switch {
 	case narrow && r.c.NarrowbandMLLR != "":
 		a = append(a, "-mllr", r.c.NarrowbandMLLR)

@@ -553,3 +553,40 @@ func BenchmarkStream(b *testing.B) {
 		})
 	}
 }
+
+func TestWithOptions(t *testing.T) {
+	got := strings.Join(withOptions([]string{"-fwdflat", "no", "-lw", "6.5"}, []string{"-lw", "9", "-wip", "0.2"}), " ")
+	if want := "-fwdflat no -lw 9 -wip 0.2"; got != want {
+		t.Errorf("withOptions = %q, want %q", got, want)
+	}
+	if got := strings.Join(withOptions([]string{"-fwdflat", "no"}, nil), " "); got != "-fwdflat no" {
+		t.Errorf("withOptions with nothing over = %q", got)
+	}
+}
+
+// Options reach every decoder in place of the tuned ones; narrowband
+// options only the decoders of phone audio, which they alone split off.
+func TestOptionsReachTheirDecoders(t *testing.T) {
+	r := New(Config{Options: []string{"-fwdflat", "yes", "-lw", "9"}, NarrowbandOptions: []string{"-topn", "8"}})
+	wide := strings.Join(r.args("x.lm", "x.dict", false), " ")
+	narrow := strings.Join(r.args("x.lm", "x.dict", true), " ")
+	if !strings.HasSuffix(wide, "-fwdflat yes -lw 9") || strings.Contains(wide, "-topn") {
+		t.Errorf("wideband options %q", wide)
+	}
+	if !strings.HasSuffix(narrow, "-fwdflat yes -lw 9 -topn 8") {
+		t.Errorf("narrowband options %q", narrow)
+	}
+	if !r.narrowband(8000) || r.narrowband(16000) {
+		t.Errorf("narrowband options do not give 8 kHz audio decoders of its own")
+	}
+	if New(Config{}).narrowband(8000) {
+		t.Errorf("without a narrowband transform or options, 8 kHz audio has decoders of its own")
+	}
+	odd := New(Config{NarrowbandOptions: []string{"-topn"}})
+	if err := odd.checkOptions(); !errors.Is(err, stt.ErrUnavailable) {
+		t.Errorf("an option without a value: %v", err)
+	}
+	if err := r.checkOptions(); err != nil {
+		t.Errorf("options in pairs: %v", err)
+	}
+}

@@ -5,6 +5,7 @@
 //
 //	go run ./internal/provider/stt/sphinx/adapt train [-out file] [-band fill|plain] [-voices n,..] [-sentences n]
 //	go run ./internal/provider/stt/sphinx/adapt measure [-band fill|plain] [-prompts n] [transform ...]
+//	go run ./internal/provider/stt/sphinx/adapt tune [-voices a,b] [-domain-weight w] [-common-weight w] [-narrowband-options "..."] -- ["-lw 8" ...]
 //
 // train speaks the training sentences (testdata/phone.txt) in the
 // training voices ([trainers]: none the benchmark scores), carries each
@@ -21,6 +22,13 @@
 // over the same line with pocketsphinx_batch and the generic en-us
 // language model, without a transform and with each transform given, and
 // prints sclite's word accuracy as a Markdown table.
+//
+// tune is the quick loop for the recognizer's options: held-out dental
+// sentences spoken by training voices (never the benchmark's), carried
+// over G.711 and recognised in-process by stt/sphinx adapted to the bench
+// agent's domain, once per set of pocketsphinx options; it prints word
+// accuracy per set. train -map also writes MAP-adapted means and
+// variances (for -mean and -var) from the same counts.
 //
 // It needs Debian's sphinxtrain (bw, mllr_solve), sphinxbase-utils
 // (sphinx_fe), pocketsphinx (pocketsphinx_batch, pocketsphinx_mdef_convert),
@@ -48,7 +56,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: adapt train|measure [flags]")
+		fmt.Fprintln(os.Stderr, "usage: adapt train|measure|tune [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -57,8 +65,10 @@ func main() {
 		err = trainCmd(ctx, os.Args[2:])
 	case "measure":
 		err = measureCmd(ctx, os.Args[2:])
+	case "tune":
+		err = tuneCmd(ctx, os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown command %q (train, measure)", os.Args[1])
+		err = fmt.Errorf("unknown command %q (train, measure, tune)", os.Args[1])
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "adapt:", err)
@@ -94,6 +104,7 @@ func trainCmd(ctx context.Context, args []string) error {
 	textPath := fs.String("text", filepath.Join(pkgDir, "adapt", "testdata", "phone.txt"), "training sentences, one a line")
 	voices := fs.String("voices", "", "training voices to use, comma-separated (default all)")
 	limit := fs.Int("sentences", 0, "use only the first n sentences (0: all)")
+	fs.StringVar(&mapDir, "map", "", "also write MAP-adapted means and variances into this directory")
 	fs.Parse(args)
 	if err := c.check(); err != nil {
 		return err

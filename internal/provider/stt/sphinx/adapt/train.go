@@ -66,10 +66,33 @@ func solve(ctx context.Context, m model, work, ctl, lsn, mfcDir, out string) err
 				strings.Count(string(b), " ignored\n"))
 		}
 	}
-	return run(ctx, filepath.Join(sphinxtrainDir, "mllr_solve"),
+	if err := run(ctx, filepath.Join(sphinxtrainDir, "mllr_solve"),
 		"-meanfn", m.hmm("means"), "-varfn", m.hmm("variances"),
-		"-outmllrfn", out, "-accumdir", accum)
+		"-outmllrfn", out, "-accumdir", accum); err != nil {
+		return err
+	}
+	if mapDir == "" {
+		return nil
+	}
+	// MAP re-estimates every codebook's Gaussians from the same counts,
+	// each moved from the model's towards the training audio as far as
+	// its data warrants: many transforms in one, where pocketsphinx 0.8
+	// applies one MLLR class.
+	if err := os.MkdirAll(mapDir, 0o755); err != nil {
+		return err
+	}
+	return run(ctx, filepath.Join(sphinxtrainDir, "map_adapt"),
+		"-moddeffn", mdef, "-ts2cbfn", ".ptm.",
+		"-meanfn", m.hmm("means"), "-varfn", m.hmm("variances"),
+		"-mixwfn", mixw, "-tmatfn", m.hmm("transition_matrices"),
+		"-accumdir", accum,
+		"-mapmeanfn", filepath.Join(mapDir, "means"), "-mapvarfn", filepath.Join(mapDir, "variances"),
+		"-mapmixwfn", filepath.Join(work, "map_mixture_weights"), "-maptmatfn", filepath.Join(work, "map_transition_matrices"))
 }
+
+// mapDir, when set, is where solve also writes MAP-adapted means and
+// variances.
+var mapDir string
 
 // logDir, when set, keeps each tool's output as <tool>.log.
 var logDir string

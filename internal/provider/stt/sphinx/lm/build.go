@@ -22,6 +22,10 @@ const DefaultBaseDict = "/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict"
 const (
 	DefaultDomainWeight       = 0.3
 	DefaultConversationWeight = 0.7
+	DefaultCommonWeight       = 0.1
+	// DefaultCommonWords is how many common words the common-words model
+	// holds: all of common.txt.
+	DefaultCommonWords = 10000
 )
 
 // File names Build writes under its directory.
@@ -46,16 +50,24 @@ type Options struct {
 	// Espeak is the espeak-ng command that guesses the pronunciation of
 	// words BaseDict lacks; default "espeak-ng" in PATH.
 	Espeak string
-	// Weights are the interpolation weights of the two models.
+	// Weights are the interpolation weights of the models.
 	Weights Weights
+	// CommonWords is how many of the generic model's most probable words
+	// the common-words model holds (Weights.Common); default
+	// DefaultCommonWords.
+	CommonWords int
 }
 
-// Weights are the relative weights of the domain model (from the texts)
-// and the conversation model (the embedded corpus) in the interpolated
-// model; they are scaled to sum to 1. Both zero means the defaults.
+// Weights are the relative weights of the domain model (from the texts),
+// the conversation model (the embedded corpus) and the common-words
+// model in the interpolated model; they are scaled to sum to 1. All zero
+// means the defaults.
 type Weights struct {
 	Domain       float64
 	Conversation float64
+	// Common weighs a unigram model of frequent English words
+	// (common.go); 0 leaves them out.
+	Common float64
 }
 
 func (o Options) withDefaults() Options {
@@ -65,8 +77,11 @@ func (o Options) withDefaults() Options {
 	if o.Espeak == "" {
 		o.Espeak = DefaultEspeak
 	}
-	if o.Weights.Domain <= 0 && o.Weights.Conversation <= 0 {
-		o.Weights = Weights{DefaultDomainWeight, DefaultConversationWeight}
+	if o.Weights == (Weights{}) {
+		o.Weights = Weights{DefaultDomainWeight, DefaultConversationWeight, DefaultCommonWeight}
+	}
+	if o.CommonWords <= 0 {
+		o.CommonWords = DefaultCommonWords
 	}
 	return o
 }
@@ -82,7 +97,7 @@ func (o Options) withDefaults() Options {
 // builds.
 func Build(ctx context.Context, texts []string, dir string, opt Options) (Files, error) {
 	opt = opt.withDefaults()
-	if opt.Weights.Domain < 0 || opt.Weights.Conversation < 0 {
+	if opt.Weights.Domain < 0 || opt.Weights.Conversation < 0 || opt.Weights.Common < 0 {
 		return Files{}, fmt.Errorf("lm: negative weight %+v", opt.Weights)
 	}
 	var domain [][]string
@@ -91,7 +106,11 @@ func Build(ctx context.Context, texts []string, dir string, opt Options) (Files,
 	}
 	general := conversation()
 
-	prons, err := pronounce(ctx, opt, domain, general)
+	var commons [][]string
+	if opt.Weights.Common > 0 {
+		commons = commonSentences(opt.CommonWords)
+	}
+	prons, err := pronounce(ctx, opt, domain, general, commons)
 	if err != nil {
 		return Files{}, err
 	}
@@ -103,8 +122,7 @@ func Build(ctx context.Context, texts []string, dir string, opt Options) (Files,
 
 	v := newVocab()
 	dc, gc := count(v, domain), count(v, general)
-	rank := ranks(v.words)
-	total := opt.Weights.Domain + opt.Weights.Conversation
+	total := opt.Weights.Domain + opt.Weights.Conversation + opt.Weights.Common
 	var models []*model
 	var weights []float64
 	for _, c := range []struct {
@@ -116,12 +134,17 @@ func Build(ctx context.Context, texts []string, dir string, opt Options) (Files,
 			weights = append(weights, c.w)
 		}
 	}
+	if opt.Weights.Common > 0 {
+		models = append(models, commonModel(v, opt.CommonWords, prons))
+		weights = append(weights, opt.Weights.Common/total)
+	}
 	if len(models) == 0 {
 		return Files{}, errors.New("lm: no words to model")
 	}
 	if len(models) == 1 {
 		weights[0] = 1
 	}
+	rank := ranks(v.words)
 	m := mixture(models, weights, byRank(rank))
 	if err := ctx.Err(); err != nil {
 		return Files{}, err

@@ -43,6 +43,18 @@
 // worse general one (32.4 against 27.2): its continuation counts want
 // more text than an agent has.
 //
+// A third, unigram model of common words is mixed in with a small weight
+// (Weights.Common, default 0.1 against 0.3 and 0.7, so 9 % of the mass):
+// the 10,000 most probable words of the generic en-us trigram model that
+// its dictionary has (common.txt, with their probabilities). It brings
+// words no agent text and no corpus sentence uses into the vocabulary, so
+// a caller's "toothache" or "wedding" can be heard as itself instead of
+// the nearest domain word: 5.8 % of the benchmark callers' words are
+// outside the model without it. On held-out dental sentences in the phone
+// transform's training voices over G.711 (adapt tune), word accuracy went
+// from 62.1 % to 65.8 % with 10,000 words at 0.1 (64.4 % at 0.05, 65.3 %
+// at 0.2; 20,000 words at 0.05: 64.4 %; 3,000 at 0.02: 63.5 %).
+//
 // The default domain weight λ is 0.3. Measured on the test agent
 // (testdata/clinic.txt, a dental front desk with invented names), the
 // perplexity of 20 things its callers say was lowest at 0.3 to 0.4 (65.2
