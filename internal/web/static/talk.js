@@ -104,6 +104,8 @@
   }
 
   function start() {
+    if (poller) clearInterval(poller);
+    poller = 0;
     startButton.disabled = true;
     errorBox.hidden = true;
     callLine.hidden = true;
