@@ -23,7 +23,7 @@ type talkData struct {
 	Unavailable string
 }
 
-const noWebCalls = "This server does not take calls from the browser: it runs without telephony (--dialer simulate). Start it with --dialer sip to talk to agents here."
+const noWebCalls = "This server does not take calls from the browser: it runs without its SIP side (--dialer simulate or none). Start it with --dialer sip to talk to agents here."
 
 func (s *Server) talkPage(w http.ResponseWriter, r *http.Request) {
 	v, err := s.Agents.Get(r.Context(), orgID(r), r.PathValue("id"))
