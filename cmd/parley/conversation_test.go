@@ -52,7 +52,13 @@ func TestAgentsHoldAConversationOffline(t *testing.T) {
 		}
 		heard := r.Turns()
 		if strings.HasPrefix(system, "You are a customer") {
-			return llmtest.Reply{Text: []string{customer[min(heard, len(customer))-1]}}
+			if heard > len(customer) {
+				// The script is said: a piece of the front desk's goodbye heard
+				// before its hang-up (a loaded machine splits a line at a comma)
+				// gets silence, not the last line again over the goodbye.
+				return llmtest.Reply{}
+			}
+			return llmtest.Reply{Text: []string{customer[heard-1]}}
 		}
 		if heard >= len(frontDesk) {
 			if r.Messages[len(r.Messages)-1]["role"] == "tool" {
