@@ -168,6 +168,8 @@ func trunkValues(t model.SIPTrunk) trunkFormData {
 			v["registration.enabled"] = "on"
 		}
 		d.RegistrationPassword = len(reg.Password) > 0
+	} else {
+		v["registration.enabled"] = "on" // a registration added on edit starts enabled, as through the API
 	}
 	d.Values = v
 	return d
