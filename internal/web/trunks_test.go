@@ -77,6 +77,7 @@ func TestTrunkFormsCreateEditRegisterDelete(t *testing.T) {
 		t.Fatalf("after removing: %+v", tr)
 	}
 
+	wantContains(t, b.get("/trunks/"+id), `name="registration.enabled" checked`) // one added now starts enabled
 	wantContains(t, b.get("/trunks/"+id+"/delete"), "Delete the SIP trunk “Carrier 2”")
 	if p := b.post("/trunks/"+id+"/delete", nil); p.location() != "/trunks" {
 		t.Fatalf("delete: %d to %q", p.status, p.location())
