@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/siptrunk"
 )
 
 // sipTrunkJSON never carries passwords, only whether one is set.
@@ -48,13 +49,13 @@ func presentSIPTrunk(t model.SIPTrunk) sipTrunkJSON {
 	}
 }
 
-// presentRegistration shows the status its holder last wrote, except that
-// a disabled registration, and a binding past its expiry (its server
-// stopped refreshing it), are unregistered whatever was written.
+// presentRegistration shows the settings and their live status
+// (siptrunk.LiveStatus).
 func presentRegistration(r *model.TrunkRegistration, st model.RegistrationStatus, now time.Time) *registrationJSON {
 	if r == nil {
 		return nil
 	}
+	st = siptrunk.LiveStatus(r, st, now)
 	out := &registrationJSON{
 		Registrar: r.Registrar, Transport: r.Transport, Username: r.Username, PasswordSet: len(r.Password) > 0,
 		ExpiresSeconds: r.ExpiresSeconds, ContactUser: r.ContactUser, Enabled: r.Enabled,
@@ -63,9 +64,6 @@ func presentRegistration(r *model.TrunkRegistration, st model.RegistrationStatus
 	if st.ExpiresAt != nil {
 		e := ts(*st.ExpiresAt)
 		out.ExpiresAt = &e
-	}
-	if out.State == "" || !r.Enabled || (out.State == model.RegistrationRegistered && st.ExpiresAt != nil && !st.ExpiresAt.After(now)) {
-		out.State, out.ExpiresAt = model.RegistrationUnregistered, nil
 	}
 	return out
 }

@@ -23,6 +23,7 @@ const (
 	kindTrunk                 // a SIP trunk of the organization
 	kindMessaging             // a messaging connection of the organization
 	kindKnowledge             // knowledge bases of the organization (several)
+	kindAgent                 // an agent of the organization
 )
 
 // agentField is one input of the agent form. Name is the API's field name,

@@ -38,7 +38,7 @@ func (d agentFormData) Field(f agentField) fieldView {
 		for _, o := range f.Options {
 			v.Choices = append(v.Choices, option{o, o})
 		}
-	case kindFolder, kindTrunk, kindMessaging:
+	case kindFolder, kindTrunk, kindMessaging, kindAgent:
 		v.Control, v.Nullable, v.Choices = "select", true, d.Choices[f.Kind]
 	case kindKnowledge:
 		v.Control, v.Choices = "checkboxes", d.Choices[f.Kind]

@@ -7,8 +7,11 @@ import (
 	"testing"
 
 	"github.com/parley-voice/parley/internal/agent"
+	"github.com/parley-voice/parley/internal/knowledge"
 	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/opt"
+	"github.com/parley-voice/parley/internal/phonenumber"
+	"github.com/parley-voice/parley/internal/siptrunk"
 )
 
 // TestTenantIsolation: another organization's agent and key answer 404 on
@@ -118,4 +121,97 @@ func TestTalkTenantIsolation(t *testing.T) {
 	ourCall := decodeJSON[talkAnswer](t, p).CallID
 	wantStatus(t, b.get("/agents/"+ours.ID+"/talk/"+ourCall), http.StatusOK)
 	wantStatus(t, b.get("/agents/"+theirs.ID+"/talk/"+ourCall), http.StatusNotFound)
+}
+
+// TestTenantIsolationAdminPages: another organization's trunk, number,
+// knowledge base and source answer 404 on every page and form and stay
+// untouched; lists and choices show only the signed-in organization's;
+// the settings forms change only its own organization.
+func TestTenantIsolationAdminPages(t *testing.T) {
+	e := newEnv(t)
+	b, me := e.signedIn("acme", "ada@example.com")
+	ctx := context.Background()
+	_, other := e.user("globex", "gus@globex.example")
+	trunk, err := e.svc.SIPTrunks.Create(ctx, other.OrgID, siptrunk.Input{FriendlyName: opt.Value("Globex trunk"), Host: opt.Value("sip.globex.example")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirAgent, err := e.svc.Agents.Create(ctx, other.OrgID, agent.Input{Name: opt.Value("Globex secret agent"), PromptTemplate: opt.Value("p")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	number, err := e.svc.PhoneNumbers.Create(ctx, other.OrgID, phonenumber.Input{E164: opt.Value("+14155550199"), SIPTrunkID: opt.Value(trunk.ID)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, err := e.svc.KnowledgeBases.Create(ctx, other.OrgID, knowledge.Input{Name: opt.Value("Globex secrets")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := e.svc.KnowledgeBases.AddSource(ctx, other.OrgID, kb.ID, knowledge.SourceInput{SourceType: opt.Value("text"), DisplayName: opt.Value("Plans"), Content: opt.Value("The launch code is zebra.")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.Orgs.RotateWebhookSecret(ctx, other.OrgID); err != nil {
+		t.Fatal(err)
+	}
+	form := url.Values{"friendlyName": {"Hijacked"}, "transport": {"udp"}, "host": {"evil.example"}, "e164": {"+14155550198"},
+		"displayName": {"Hijacked"}, "content": {"x"}, "query": {"launch code"}}
+	trunkPath, numberPath, kbPath := "/trunks/"+trunk.ID, "/numbers/"+number.ID, "/knowledge/"+kb.ID
+	for _, c := range []struct{ method, path string }{
+		{"GET", trunkPath}, {"POST", trunkPath}, {"GET", trunkPath + "/delete"}, {"POST", trunkPath + "/delete"},
+		{"GET", numberPath}, {"POST", numberPath}, {"GET", numberPath + "/delete"}, {"POST", numberPath + "/delete"},
+		{"GET", kbPath}, {"POST", kbPath + "/sources"}, {"POST", kbPath + "/query"},
+		{"GET", kbPath + "/delete"}, {"POST", kbPath + "/delete"},
+		{"GET", kbPath + "/sources/" + src.ID + "/delete"}, {"POST", kbPath + "/sources/" + src.ID + "/delete"},
+		{"GET", "/trunks/not-a-uuid"}, {"GET", "/numbers/" + model.NewID()}, {"POST", "/knowledge/not-a-uuid/query"},
+	} {
+		var p page
+		if c.method == "GET" {
+			p = b.get(c.path)
+		} else {
+			p = b.post(c.path, cloneForm(form))
+		}
+		if p.status != http.StatusNotFound {
+			t.Errorf("%s %s: %d, want 404", c.method, c.path, p.status)
+		}
+		if contains(p.body, "zebra") {
+			t.Errorf("%s %s shows their knowledge", c.method, c.path)
+		}
+	}
+	if got, err := e.svc.SIPTrunks.Get(ctx, other.OrgID, trunk.ID); err != nil || got.FriendlyName != "Globex trunk" {
+		t.Fatalf("their trunk after the attempts: %+v, %v", got, err)
+	}
+	if got, err := e.svc.PhoneNumbers.Get(ctx, other.OrgID, number.ID); err != nil || got.E164 != "+14155550199" {
+		t.Fatalf("their number after the attempts: %+v, %v", got, err)
+	}
+	if d, err := e.svc.KnowledgeBases.GetDetail(ctx, other.OrgID, kb.ID); err != nil || len(d.Sources) != 1 {
+		t.Fatalf("their knowledge base after the attempts: %+v, %v", d, err)
+	}
+
+	// Their trunk and agent are not choices, and naming them is refused.
+	p := b.post("/numbers", url.Values{"e164": {"+14155550197"}, "sipTrunkId": {trunk.ID}, "agentId": {theirAgent.ID}})
+	wantStatus(t, p, http.StatusBadRequest)
+	wantContains(t, p, "names no SIP trunk in this organization", "names no agent in this organization")
+	for _, path := range []string{"/trunks", "/numbers", "/numbers/new", "/knowledge", "/settings"} {
+		p := b.get(path)
+		for _, leak := range []string{"Globex trunk", trunk.ID, "4155550199", theirAgent.ID, "Globex secret agent", "Globex secrets", kb.ID, "globex"} {
+			if contains(p.body, leak) {
+				t.Errorf("%s shows %q", path, leak)
+			}
+		}
+	}
+
+	// Settings change the signed-in organization only.
+	if p := b.post("/settings", url.Values{"name": {"acme"}, "concurrencyLimit": {"3"}}); p.status != http.StatusSeeOther {
+		t.Fatalf("save settings: %d", p.status)
+	}
+	wantStatus(t, b.post("/settings/webhook-secret/delete", nil), http.StatusSeeOther)
+	o, err := e.svc.Orgs.Get(ctx, other.OrgID)
+	if err != nil || o.ConcurrencyLimit == 3 || len(o.WebhookSecret) == 0 {
+		t.Fatalf("their organization after my settings: limit %d, signing %v, %v", o.ConcurrencyLimit, len(o.WebhookSecret) > 0, err)
+	}
+	if mine, _ := e.svc.Orgs.Get(ctx, me.OrgID); mine.ConcurrencyLimit != 3 {
+		t.Fatalf("my limit = %d", mine.ConcurrencyLimit)
+	}
 }

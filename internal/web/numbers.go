@@ -1,0 +1,220 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+
+	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/phonenumber"
+	"github.com/parley-voice/parley/internal/store"
+)
+
+// numberRow is a phone number in the list, with its trunk's and agent's names.
+type numberRow struct {
+	model.PhoneNumber
+	Trunk, Agent string
+}
+
+func (s *Server) listNumbers(w http.ResponseWriter, r *http.Request) {
+	numbers, total, err := s.PhoneNumbers.List(r.Context(), orgID(r), store.PhoneNumberFilter{Page: store.Page{Number: 1, Size: maxPageSize, SortDir: store.Asc}})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	trunks, agents, err := s.numberChoices(r.Context(), orgID(r))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	rows := make([]numberRow, len(numbers))
+	for i, n := range numbers {
+		rows[i] = numberRow{PhoneNumber: n, Trunk: label(trunks, n.SIPTrunkID), Agent: label(agents, n.AgentID)}
+	}
+	s.render(w, r, http.StatusOK, "numbers", "Phone numbers", "numbers", struct {
+		Numbers []numberRow
+		Total   int
+	}{rows, total})
+}
+
+// label is the name of the choice id names ("" for none).
+func label(choices []option, id *string) string {
+	if id == nil {
+		return ""
+	}
+	for _, c := range choices {
+		if c.Value == *id {
+			return c.Label
+		}
+	}
+	return *id
+}
+
+// numberChoices are the organization's trunks and agents (the first page
+// of each), for a number's references.
+func (s *Server) numberChoices(ctx context.Context, orgID string) (trunks, agents []option, err error) {
+	first := store.Page{Number: 1, Size: maxPageSize, SortDir: store.Asc}
+	ts, _, err := s.SIPTrunks.List(ctx, orgID, first)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, t := range ts {
+		trunks = append(trunks, option{t.ID, t.FriendlyName})
+	}
+	as, _, err := s.Agents.List(ctx, orgID, store.AgentFilter{Page: first, SortBy: store.SortName})
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, a := range as {
+		agents = append(agents, option{a.ID, a.Name})
+	}
+	return trunks, agents, nil
+}
+
+// numberFormData is the phone number form.
+type numberFormData struct {
+	formState
+	ID       string
+	Creating bool
+	Saved    bool
+	Trunks   []option
+	Agents   []option
+}
+
+var numberFields = []agentField{
+	{Name: "e164", Label: "Number", Kind: kindText, Required: true, MaxLen: 16, Placeholder: "+14155550100", Help: "In E.164 form: + and up to 15 digits. A number exists once in this deployment."},
+	{Name: "sipTrunkId", Label: "SIP trunk", Kind: kindTrunk, Help: "The trunk the number's calls arrive on and leave by."},
+	{Name: "agentId", Label: "Agent", Kind: kindAgent, Help: "The agent that answers calls to this number. To move it to another agent, unassign it first."},
+}
+
+// Fields are the form's inputs, by name.
+func (d numberFormData) Fields() map[string]fieldView {
+	choices := map[kind][]option{kindTrunk: d.Trunks, kindAgent: d.Agents}
+	out := map[string]fieldView{}
+	for _, f := range numberFields {
+		out[f.Name] = d.field(f, choices[f.Kind]...)
+	}
+	return out
+}
+
+func numberInput(form url.Values, creating bool) (phonenumber.Input, *formReader) {
+	fr := newFormReader(form, creating)
+	return phonenumber.Input{E164: fr.required("e164"), SIPTrunkID: fr.text("sipTrunkId"), AgentID: fr.text("agentId")}, fr
+}
+
+func numberValues(n model.PhoneNumber) numberFormData {
+	d := numberFormData{ID: n.ID}
+	d.Values = map[string]string{"e164": n.E164}
+	if n.SIPTrunkID != nil {
+		d.Values["sipTrunkId"] = *n.SIPTrunkID
+	}
+	if n.AgentID != nil {
+		d.Values["agentId"] = *n.AgentID
+	}
+	return d
+}
+
+func (s *Server) newNumber(w http.ResponseWriter, r *http.Request) {
+	d := numberFormData{Creating: true}
+	d.Values = map[string]string{"agentId": r.URL.Query().Get("agentId")}
+	s.renderNumberForm(w, r, http.StatusOK, d)
+}
+
+func (s *Server) createNumber(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil {
+		s.renderError(w, r, http.StatusBadRequest, "The form could not be read.")
+		return
+	}
+	in, fr := numberInput(r.PostForm, true)
+	err := fr.err()
+	if err == nil {
+		var n model.PhoneNumber
+		if n, err = s.PhoneNumbers.Create(r.Context(), orgID(r), in); err == nil {
+			http.Redirect(w, r, "/numbers/"+n.ID+"?saved=1", http.StatusSeeOther)
+			return
+		}
+	}
+	d := numberFormData{Creating: true}
+	d.Values = fr.values
+	s.numberFormFailed(w, r, d, err)
+}
+
+func (s *Server) editNumber(w http.ResponseWriter, r *http.Request) {
+	n, err := s.PhoneNumbers.Get(r.Context(), orgID(r), r.PathValue("id"))
+	if err != nil {
+		s.failFind(w, r, err)
+		return
+	}
+	d := numberValues(n)
+	d.Saved = r.URL.Query().Get("saved") == "1"
+	s.renderNumberForm(w, r, http.StatusOK, d)
+}
+
+func (s *Server) updateNumber(w http.ResponseWriter, r *http.Request) {
+	n, err := s.PhoneNumbers.Get(r.Context(), orgID(r), r.PathValue("id"))
+	if err != nil {
+		s.failFind(w, r, err) // another organization's number is not found, form or not
+		return
+	}
+	if err := r.ParseForm(); err != nil {
+		s.renderError(w, r, http.StatusBadRequest, "The form could not be read.")
+		return
+	}
+	in, fr := numberInput(r.PostForm, false)
+	err = fr.err()
+	if err == nil {
+		if _, err = s.PhoneNumbers.Update(r.Context(), orgID(r), n.ID, in); err == nil {
+			http.Redirect(w, r, "/numbers/"+n.ID+"?saved=1", http.StatusSeeOther)
+			return
+		}
+	}
+	d := numberFormData{ID: n.ID}
+	d.Values = fr.values
+	s.numberFormFailed(w, r, d, err)
+}
+
+func (s *Server) numberFormFailed(w http.ResponseWriter, r *http.Request, d numberFormData, err error) {
+	errs, msg, ok := refusal(err)
+	if !ok {
+		s.failFind(w, r, err)
+		return
+	}
+	d.Errors, d.Message = errs, msg
+	if d.Message == "" {
+		d.Message = "The number was not saved: correct the fields marked below."
+	}
+	s.renderNumberForm(w, r, http.StatusBadRequest, d)
+}
+
+func (s *Server) renderNumberForm(w http.ResponseWriter, r *http.Request, status int, d numberFormData) {
+	var err error
+	if d.Trunks, d.Agents, err = s.numberChoices(r.Context(), orgID(r)); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	title := "New phone number"
+	if !d.Creating {
+		title = "Edit " + d.Values["e164"]
+	}
+	s.render(w, r, status, "number", title, "numbers", d)
+}
+
+func (s *Server) confirmDeleteNumber(w http.ResponseWriter, r *http.Request) {
+	n, err := s.PhoneNumbers.Get(r.Context(), orgID(r), r.PathValue("id"))
+	if err != nil {
+		s.failFind(w, r, err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "confirm", "Delete "+n.E164, "numbers", confirmData{
+		Question: "Delete the phone number " + n.E164 + "? Calls to it are no longer answered.",
+		Action:   "/numbers/" + n.ID + "/delete", Button: "Delete number", Cancel: "/numbers/" + n.ID,
+	})
+}
+
+func (s *Server) deleteNumber(w http.ResponseWriter, r *http.Request) {
+	if err := s.PhoneNumbers.Delete(r.Context(), orgID(r), r.PathValue("id")); err != nil {
+		s.failFind(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/numbers", http.StatusSeeOther)
+}
