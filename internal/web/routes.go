@@ -44,5 +44,12 @@ func (s *Server) routes() []route {
 		h("POST /keys", s.createKey),
 		h("GET /keys/{id}/revoke", s.confirmRevokeKey),
 		h("POST /keys/{id}/revoke", s.revokeKey),
+
+		h("GET /calls", s.listCalls),
+		h("GET /calls/live", s.liveCallsPartial),
+		h("GET /calls/{id}", s.showCall),
+		h("GET /calls/{id}/live", s.liveCallPartial),
+		h("GET /calls/{id}/recording", s.callRecording),
+		h("POST /calls/{id}/end", s.endCall),
 	}
 }
