@@ -51,5 +51,7 @@ func (s *Server) routes() []route {
 		h("GET /calls/{id}/live", s.liveCallPartial),
 		h("GET /calls/{id}/recording", s.callRecording),
 		h("POST /calls/{id}/end", s.endCall),
+
+		h("GET /messages", s.listMessages),
 	}
 }

@@ -77,7 +77,7 @@ func cloneForm(f url.Values) url.Values {
 
 // TestCallTenantIsolation: another organization's call, its live
 // transcript and recording answer 404, it cannot be ended, and no list
-// shows it.
+// shows it or its messages.
 func TestCallTenantIsolation(t *testing.T) {
 	e := newEnv(t)
 	b, _ := e.signedIn("acme", "ada@example.com")
@@ -108,9 +108,14 @@ func TestCallTenantIsolation(t *testing.T) {
 	if c, err := e.svc.Calls.Get(ctx, other.OrgID, theirs.ID); err != nil || c.Status != model.CallInProgress {
 		t.Fatalf("their call after the attempts: %s, %v", c.Status, err)
 	}
-	for _, path := range []string{"/calls", "/calls/live", "/calls?q=Globex", "/calls?agentId=" + a.ID, "/calls?fromNumber=%2B19990000001"} {
+	e.newMessage(a, "Globex secret text", func(m *model.Message) { m.CallID = &theirs.ID })
+	for _, path := range []string{"/calls", "/calls/live", "/calls?q=Globex", "/calls?agentId=" + a.ID, "/calls?fromNumber=%2B19990000001",
+		"/messages", "/messages?agentId=" + a.ID, "/messages?callId=" + theirs.ID} {
 		body := withoutSearchForm(b.get(path).body) // which echoes the query
 		for _, leak := range []string{"Globex", theirs.ID, "19990000001"} {
+			if leak == theirs.ID && contains(path, leak) {
+				continue // the page names the call it was asked about
+			}
 			if contains(body, leak) {
 				t.Errorf("%s shows %q", path, leak)
 			}
