@@ -50,12 +50,7 @@ func TestAgentsHoldAConversationOffline(t *testing.T) {
 		if strings.HasPrefix(system, "Summarize") {
 			return llmtest.Reply{Text: []string{"A customer booked a table for two tonight."}}
 		}
-		heard := 0
-		for _, m := range r.Messages {
-			if m["role"] == "user" {
-				heard++
-			}
-		}
+		heard := r.Turns()
 		if strings.HasPrefix(system, "You are a customer") {
 			return llmtest.Reply{Text: []string{customer[min(heard, len(customer))-1]}}
 		}

@@ -103,12 +103,7 @@ func TestLocalStackOverTheLoopbackTrunk(t *testing.T) {
 		if strings.HasPrefix(system, "Summarize") {
 			return llmtest.Reply{Text: []string{"A table for two was booked."}}
 		}
-		heard := 0
-		for _, m := range r.Messages {
-			if m["role"] == "user" {
-				heard++
-			}
-		}
+		heard := r.Turns()
 		if strings.HasPrefix(system, "You are a customer") {
 			return llmtest.Reply{Text: []string{customer[min(max(heard, 1), len(customer))-1]}}
 		}

@@ -97,12 +97,7 @@ func TestReadmeQuickStart(t *testing.T) {
 	}
 	fake := llmtest.New(t, func(r llmtest.Request) llmtest.Reply {
 		system, _ := r.Messages[0]["content"].(string)
-		heard := 0
-		for _, m := range r.Messages {
-			if m["role"] == "user" {
-				heard++
-			}
-		}
+		heard := r.Turns()
 		switch {
 		case strings.HasPrefix(system, "Summarize"):
 			return llmtest.Reply{Text: []string{"A patient booked a cleaning."}}

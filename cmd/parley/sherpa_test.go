@@ -27,12 +27,7 @@ func TestAgentsHearEachOtherThroughSherpa(t *testing.T) {
 		if strings.HasPrefix(system, "Summarize") {
 			return llmtest.Reply{Text: []string{"A call."}}
 		}
-		heard := 0
-		for _, m := range r.Messages {
-			if m["role"] == "user" {
-				heard++
-			}
-		}
+		heard := r.Turns()
 		if strings.HasPrefix(system, "You are a customer") {
 			return llmtest.Reply{Text: []string{"I would like a table for two tonight, please."}}
 		}

@@ -23,12 +23,7 @@ import (
 func testRunModel(t *testing.T, caller, agent []string) *llmtest.Server {
 	return llmtest.New(t, func(r llmtest.Request) llmtest.Reply {
 		system, _ := r.Messages[0]["content"].(string)
-		heard := 0
-		for _, m := range r.Messages {
-			if m["role"] == "user" {
-				heard++
-			}
-		}
+		heard := r.Turns()
 		last := r.Messages[len(r.Messages)-1]["role"]
 		switch {
 		case r.Body["response_format"] != nil:

@@ -40,6 +40,11 @@ func (s *Server) routes() []route {
 		h("GET /agents/{id}/delete", s.confirmDeleteAgent),
 		h("POST /agents/{id}/delete", s.deleteAgent),
 
+		// Talking to an agent from the browser (talk.go).
+		h("GET /agents/{id}/talk", s.talkPage),
+		h("POST /agents/{id}/talk", s.startTalk),
+		h("GET /agents/{id}/talk/{callId}", s.talkProgress),
+
 		h("GET /keys", s.listKeys),
 		h("POST /keys", s.createKey),
 		h("GET /keys/{id}/revoke", s.confirmRevokeKey),

@@ -132,3 +132,49 @@ func withoutSearchForm(body string) string {
 	end := strings.Index(body[start:], "</form>")
 	return body[:start] + body[start+end:]
 }
+
+// TestTalkTenantIsolation: another organization's agent cannot be called
+// or its talk page opened, and no one follows another organization's call,
+// not even through one of their own agents' paths.
+func TestTalkTenantIsolation(t *testing.T) {
+	phone := &fakeWebCalls{}
+	e := newEnv(t, withWebCalls(phone))
+	b, u := e.signedIn("acme", "ada@example.com")
+	ours := e.agent(u.OrgID, "Acme desk")
+	_, other := e.user("globex", "gus@globex.example")
+	theirs := e.agent(other.OrgID, "Globex secret agent")
+	ctx := context.Background()
+	theirCall, _, err := phone.WebCall(ctx, other.OrgID, theirs.ID, "v=0 theirs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{
+		"/agents/" + theirs.ID + "/talk",
+		"/agents/" + theirs.ID + "/talk/" + theirCall.ID,
+		"/agents/" + ours.ID + "/talk/" + theirCall.ID,
+		"/agents/" + ours.ID + "/talk/not-a-uuid",
+		"/agents/not-a-uuid/talk",
+	} {
+		p := b.get(path)
+		if p.status != http.StatusNotFound {
+			t.Errorf("GET %s: %d, want 404", path, p.status)
+		}
+		if contains(p.body, "Globex secret agent") || contains(p.body, theirCall.ID) && !contains(path, theirCall.ID) {
+			t.Errorf("GET %s shows their agent or call", path)
+		}
+	}
+	for _, path := range []string{"/agents/" + theirs.ID + "/talk", "/agents/not-a-uuid/talk"} {
+		if p := b.postJSON(path, `{"sdp":"v=0 offer"}`, b.csrf); p.status != http.StatusNotFound {
+			t.Errorf("POST %s: %d, want 404", path, p.status)
+		}
+	}
+	if got := phone.asked(); len(got) != 1 {
+		t.Fatalf("the phone was asked %q, want only the test's own call", got)
+	}
+	// Our own call shows under our agent only.
+	p := b.postJSON("/agents/"+ours.ID+"/talk", `{"sdp":"v=0 offer"}`, b.csrf)
+	wantStatus(t, p, http.StatusCreated)
+	ourCall := decodeJSON[talkAnswer](t, p).CallID
+	wantStatus(t, b.get("/agents/"+ours.ID+"/talk/"+ourCall), http.StatusOK)
+	wantStatus(t, b.get("/agents/"+theirs.ID+"/talk/"+ourCall), http.StatusNotFound)
+}

@@ -193,3 +193,20 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req Request, rep
 	_, _ = io.WriteString(w, "data: [DONE]\n\n")
 	flusher.Flush()
 }
+
+// Turns is how many times the caller has spoken in the conversation so far:
+// runs of user messages, so a turn the engine heard in pieces before the
+// agent answered (the caller paused mid-sentence; the engine dropped the
+// reply it had started and asked again with both pieces) counts once, as
+// a real model would read it. Scripted models pick their line by it.
+func (r Request) Turns() int {
+	n, prev := 0, ""
+	for _, m := range r.Messages {
+		role, _ := m["role"].(string)
+		if role == "user" && prev != "user" {
+			n++
+		}
+		prev = role
+	}
+	return n
+}

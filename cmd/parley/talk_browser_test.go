@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/parley-voice/parley/internal/provider/llm/llmtest"
+)
+
+var dashboardLogin = regexp.MustCompile(`(?m)^email: (\S+)\npassword: (\S+)$`)
+
+// The dashboard's talk page, end to end: the first start's printed login
+// signs in, the agent's page leads to "Talk to this agent", and Chromium's
+// fake microphone (an espeak-ng WAV) talks to the agent through the real
+// serve stack (SIP side, local speech, a fake model). The agent's reply
+// appears in the page's live transcript, the agent ends the call, and the
+// page links to the call's record. The screenshot is docs/screenshots/talk.png.
+func TestDashboardTalkPage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary and chromium")
+	}
+	requireLocalSpeech(t)
+	chromium := requireChromium(t)
+	wav := filepath.Join(t.TempDir(), "caller.wav")
+	ssml := `<speak><break time="3s"/>Hello, I would like a table for two tonight please.<break time="20s"/></speak>`
+	if out, err := exec.Command("espeak-ng", "-m", "-w", wav, ssml).CombinedOutput(); err != nil {
+		t.Fatalf("espeak-ng: %v %s", err, out)
+	}
+	reply := "Certainly, a table for two tonight is booked. Goodbye!"
+	fake := llmtest.New(t, func(r llmtest.Request) llmtest.Reply {
+		system, _ := r.Messages[0]["content"].(string)
+		if strings.HasPrefix(system, "Summarize") {
+			return llmtest.Reply{Text: []string{"A caller booked a table."}}
+		}
+		if r.Messages[len(r.Messages)-1]["role"] == "tool" {
+			return llmtest.Reply{}
+		}
+		return llmtest.Reply{Text: []string{reply}, ToolCalls: []llmtest.ToolCallReply{{ID: "call_end", Name: "end_call", Arguments: "{}"}}}
+	})
+	srv := startServer(t, build(t), []string{"PARLEY_DATA_DIR=" + t.TempDir()},
+		"--dialer", "sip", "--sip-addr", "127.0.0.1:0", "--rtp-ports", "30400-30499",
+		"--llm-base-url", fake.URL, "--llm-api-key", "test-key", "--llm-model", "fake-model")
+	login := dashboardLogin.FindStringSubmatch(srv.logs.String())
+	if login == nil {
+		t.Fatalf("the first start printed no dashboard login:\n%s", srv.logs)
+	}
+	a := api{t: t, base: "http://" + srv.addr + "/v1", key: srv.key}
+	agent := a.do("POST", "/agents", `{"name":"Front desk","promptTemplate":"You are the front desk of Luigi's.",
+		"firstMessage":"Luigi's restaurant.","firstMessageMode":"static","endCallEnabled":true}`, 201)
+	id := agent["id"].(string)
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.NoSandbox,
+		chromedp.WindowSize(900, 900),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("use-fake-ui-for-media-stream", true),
+		chromedp.Flag("use-fake-device-for-media-stream", true),
+		chromedp.Flag("use-file-for-fake-audio-capture", wav),
+		chromedp.Flag("autoplay-policy", "no-user-gesture-required"),
+		chromedp.Flag("disable-features", "WebRtcHideLocalIpsWithMdns"))
+	alloc, stopAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer stopAlloc()
+	browser, stopBrowser := chromedp.NewContext(alloc)
+	defer stopBrowser()
+	ctx, cancel := context.WithTimeout(browser, 150*time.Second)
+	defer cancel()
+
+	const password = "correct horse battery staple"
+	base := "http://" + srv.addr
+	steps := func(what string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, actions...); err != nil {
+			t.Fatalf("%s: %v\n%s", what, err, srv.logs)
+		}
+	}
+	steps("sign in with the printed login",
+		chromedp.Navigate(base+"/"),
+		chromedp.WaitVisible(chromedp.CSS(`#email`)),
+		chromedp.SendKeys(chromedp.CSS(`#email`), login[1]),
+		chromedp.SendKeys(chromedp.CSS(`#password`), login[2]),
+		chromedp.Submit(chromedp.CSS(`#password`)),
+		chromedp.WaitVisible(chromedp.CSS(`#newPassword`)),
+		chromedp.SendKeys(chromedp.CSS(`#currentPassword`), login[2]),
+		chromedp.SendKeys(chromedp.CSS(`#newPassword`), password),
+		chromedp.SendKeys(chromedp.CSS(`#confirmPassword`), password),
+		chromedp.Submit(chromedp.CSS(`#confirmPassword`)),
+		chromedp.WaitVisible(`//h1[text()="Agents"]`),
+	)
+	steps("open the talk page from the agent's",
+		chromedp.Navigate(base+"/agents/"+id),
+		chromedp.Click(`//a[text()="Talk to this agent"]`),
+		chromedp.WaitVisible(chromedp.CSS(`#talk-start`)),
+	)
+	steps("talk until the agent's reply shows",
+		chromedp.Click(chromedp.CSS(`#talk-start`)),
+		chromedp.WaitVisible(`//ol[@id="talk-transcript"]/li[contains(@class, "assistant") and contains(., "table for two tonight is booked")]`),
+		// The agent ended the call: the page says so and links to its record.
+		chromedp.WaitVisible(`//span[@id="talk-status" and contains(., "The call has ended")]`),
+		chromedp.WaitVisible(chromedp.CSS(`#talk-call-link`)),
+	)
+	shot, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join("..", "..", "docs", "screenshots", "talk.png"), shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	transcript, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`#talk-transcript`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(transcript, "Luigi's restaurant.") || !strings.Contains(transcript, "You") {
+		t.Errorf("the live transcript lacks the first message or the caller:\n%s", transcript)
+	}
+	link, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("talk-call-link").getAttribute("href")`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	callID := strings.TrimPrefix(link, "/calls/")
+	rec := a.do("GET", "/calls/"+callID, "", 200)
+	if rec["fromNumber"] != "web" || rec["agentId"] != id {
+		t.Errorf("the linked call is from %v to agent %v, want a web call to %s", rec["fromNumber"], rec["agentId"], id)
+	}
+}
