@@ -14,9 +14,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parley-voice/parley/internal/callqueue"
 	"github.com/parley-voice/parley/internal/domain"
 	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/recording"
 	"github.com/parley-voice/parley/internal/secret"
+	"github.com/parley-voice/parley/internal/store"
 	"github.com/parley-voice/parley/internal/store/sqlite"
 )
 
@@ -24,6 +27,7 @@ import (
 type env struct {
 	t   testing.TB
 	svc domain.Services
+	st  store.Store
 	srv *httptest.Server
 }
 
@@ -51,6 +55,10 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 		Services: domain.New(st, box, 10), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		SignInPerAddr: unlimited, SignInPerEmail: unlimited,
 	}
+	// The queue is not run: ending a call writes its end, as for a call
+	// another server runs.
+	c.Queue = callqueue.New(callqueue.Options{Store: st, Node: "test", Logger: c.Logger})
+	c.Recordings = &recording.Store{Dir: t.TempDir(), PublicURL: "http://parley.test", Key: box.Derive("recording-links")}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -60,7 +68,7 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 	}
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
-	return &env{t: t, svc: c.Services, srv: srv}
+	return &env{t: t, svc: c.Services, st: st, srv: srv}
 }
 
 // browser is a client with a cookie jar that does not follow redirects,

@@ -79,5 +79,14 @@ func (s *Server) routes() []route {
 		h("POST /knowledge/{id}/delete", s.deleteKnowledge),
 		h("GET /knowledge/{id}/sources/{sourceId}/delete", s.confirmDeleteSource),
 		h("POST /knowledge/{id}/sources/{sourceId}/delete", s.deleteSource),
+
+		h("GET /calls", s.listCalls),
+		h("GET /calls/live", s.liveCallsPartial),
+		h("GET /calls/{id}", s.showCall),
+		h("GET /calls/{id}/live", s.liveCallPartial),
+		h("GET /calls/{id}/recording", s.callRecording),
+		h("POST /calls/{id}/end", s.endCall),
+
+		h("GET /messages", s.listMessages),
 	}
 }

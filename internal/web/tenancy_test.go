@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/parley-voice/parley/internal/agent"
@@ -75,6 +76,64 @@ func cloneForm(f url.Values) url.Values {
 		out[k] = append([]string(nil), v...)
 	}
 	return out
+}
+
+// TestCallTenantIsolation: another organization's call, its live
+// transcript and recording answer 404, it cannot be ended, and no list
+// shows it or its messages.
+func TestCallTenantIsolation(t *testing.T) {
+	e := newEnv(t)
+	b, _ := e.signedIn("acme", "ada@example.com")
+	ctx := context.Background()
+	_, other := e.user("globex", "gus@globex.example")
+	a := e.newAgentIn(other.OrgID, "Globex secret agent")
+	theirs := e.newCall(a, model.CallInProgress, func(c *model.Call) {
+		c.FromNumber = "+19990000001"
+		c.Transcript = []map[string]any{{"at": 0.5, "role": "user", "type": "message", "text": "Globex secret words"}}
+	})
+	e.record(theirs, 1)
+	path := "/calls/" + theirs.ID
+	for _, c := range []struct{ method, path string }{
+		{"GET", path}, {"GET", path + "/live"}, {"GET", path + "/recording"}, {"POST", path + "/end"},
+		{"GET", "/calls/not-a-uuid"}, {"GET", "/calls/not-a-uuid/recording"}, {"POST", "/calls/not-a-uuid/end"},
+		{"GET", "/calls/" + model.NewID()}, {"POST", "/calls/" + model.NewID() + "/end"},
+	} {
+		var p page
+		if c.method == "GET" {
+			p = b.get(c.path)
+		} else {
+			p = b.post(c.path, nil)
+		}
+		if p.status != http.StatusNotFound {
+			t.Errorf("%s %s: %d, want 404", c.method, c.path, p.status)
+		}
+	}
+	if c, err := e.svc.Calls.Get(ctx, other.OrgID, theirs.ID); err != nil || c.Status != model.CallInProgress {
+		t.Fatalf("their call after the attempts: %s, %v", c.Status, err)
+	}
+	e.newMessage(a, "Globex secret text", func(m *model.Message) { m.CallID = &theirs.ID })
+	for _, path := range []string{"/calls", "/calls/live", "/calls?q=Globex", "/calls?agentId=" + a.ID, "/calls?fromNumber=%2B19990000001",
+		"/messages", "/messages?agentId=" + a.ID, "/messages?callId=" + theirs.ID} {
+		body := withoutSearchForm(b.get(path).body) // which echoes the query
+		for _, leak := range []string{"Globex", theirs.ID, "19990000001"} {
+			if leak == theirs.ID && contains(path, leak) {
+				continue // the page names the call it was asked about
+			}
+			if contains(body, leak) {
+				t.Errorf("%s shows %q", path, leak)
+			}
+		}
+	}
+}
+
+// withoutSearchForm is a page without its filter form.
+func withoutSearchForm(body string) string {
+	start := strings.Index(body, `<form role="search"`)
+	if start < 0 {
+		return body
+	}
+	end := strings.Index(body[start:], "</form>")
+	return body[:start] + body[start+end:]
 }
 
 // TestTalkTenantIsolation: another organization's agent cannot be called

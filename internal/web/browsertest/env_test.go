@@ -17,7 +17,9 @@ import (
 	parley "github.com/parley-voice/parley"
 	"github.com/parley-voice/parley/internal/api"
 	"github.com/parley-voice/parley/internal/domain"
+	"github.com/parley-voice/parley/internal/recording"
 	"github.com/parley-voice/parley/internal/secret"
+	"github.com/parley-voice/parley/internal/store"
 	"github.com/parley-voice/parley/internal/store/sqlite"
 	"github.com/parley-voice/parley/internal/web"
 )
@@ -26,6 +28,7 @@ import (
 // as parley serve mounts them.
 type env struct {
 	svc domain.Services
+	st  store.Store
 	url string
 }
 
@@ -42,6 +45,7 @@ func newEnv(t *testing.T) *env {
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	svc := domain.New(st, box, 10)
+	svc.Recordings = &recording.Store{Dir: t.TempDir(), PublicURL: "http://parley.test", Key: box.Derive("recording-links")}
 	dashboard, err := web.New(web.Config{Services: svc, Logger: log})
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +55,7 @@ func newEnv(t *testing.T) *env {
 	mux.Handle("/", dashboard)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	return &env{svc: svc, url: srv.URL}
+	return &env{svc: svc, st: st, url: srv.URL}
 }
 
 // tab opens a tab of the shared browser, closed when t ends. Every step
