@@ -30,7 +30,7 @@ func TestDashboardTalkPage(t *testing.T) {
 	requireLocalSpeech(t)
 	chromium := requireChromium(t)
 	wav := filepath.Join(t.TempDir(), "caller.wav")
-	ssml := `<speak><break time="3s"/>Hello, I would like a table for two tonight please.<break time="20s"/></speak>`
+	ssml := `<speak><break time="10s"/>Hello, I would like a table for two tonight please.<break time="20s"/></speak>`
 	if out, err := exec.Command("espeak-ng", "-m", "-w", wav, ssml).CombinedOutput(); err != nil {
 		t.Fatalf("espeak-ng: %v %s", err, out)
 	}
@@ -116,12 +116,17 @@ func TestDashboardTalkPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The caller's line and the agent's reply (waited for above). The static
-	// first message is not asserted: from Chromium (not from the pion
-	// client of webcall_test.go) the call's record lacks it, 4 runs of 4 on
-	// 2026-11-27, an open bug noted on issue 20.
+	// The caller's line and the agent's reply (waited for above). The fake
+	// microphone plays its file from the click, not from the agent's first
+	// message: a machine slow to connect (more than the file's 10 s of
+	// silence) has the caller talk over the greeting, which then, cut before
+	// the caller heard a word of it, is rightly not on the record (3 s of
+	// silence did that every time here).
 	if !strings.Contains(transcript, "You") {
 		t.Errorf("the live transcript lacks the caller:\n%s", transcript)
+	}
+	if !strings.Contains(transcript, "Luigi's restaurant.") {
+		t.Logf("the caller spoke over the first message (slow to connect):\n%s", transcript)
 	}
 	link, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("talk-call-link").getAttribute("href")`))
 	if err != nil {
