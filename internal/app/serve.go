@@ -106,22 +106,27 @@ func serve(ctx context.Context, c Config, log *slog.Logger, stderr io.Writer) er
 		}
 	}
 	defer stopSIP()
-	// Registrations run while SIP is up: stopped first (deferred last),
-	// they unregister before the user agent closes.
+	// Registrations run while SIP is up. They are stopped, and so
+	// unregister, before the call plane: the user agent runs on the calls'
+	// context, and an un-REGISTER sent as that context ends raced the
+	// closing of its own transport (and lost, under CI's load).
+	stopRegistrations := func() {}
 	if a.Registrations != nil {
-		regs, stopRegs := context.WithCancel(calls)
+		regs, stopRegs := context.WithCancel(context.WithoutCancel(ctx))
 		regsDone := make(chan struct{})
 		go func() {
 			a.Registrations.Run(regs)
 			close(regsDone)
 		}()
-		defer func() { stopRegs(); <-regsDone }()
+		stopRegistrations = func() { stopRegs(); <-regsDone }
+		defer stopRegistrations() // on the early returns; a second call returns at once
 	}
 	logConfiguration(log, c, a, ln.Addr().String())
 	log.Info("serving", "addr", ln.Addr().String(), "database", a.Store.Engine(), "data_dir", c.DataDir)
 
 	select {
 	case err := <-served:
+		stopRegistrations()
 		stopCalls()
 		<-queueDone
 		return fmt.Errorf("serve: %w", err)
@@ -131,6 +136,7 @@ func serve(ctx context.Context, c Config, log *slog.Logger, stderr io.Writer) er
 	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.ShutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
+		stopRegistrations()
 		stopCalls()
 		<-queueDone
 		return fmt.Errorf("shutdown: %w", err)
@@ -138,6 +144,7 @@ func serve(ctx context.Context, c Config, log *slog.Logger, stderr io.Writer) er
 	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
+	stopRegistrations() // no new inbound calls through a registrar while calls drain
 	log.Info("HTTP drained; stopping calls", "drain", c.CallDrain.String())
 	stopCalls()
 	<-queueDone
