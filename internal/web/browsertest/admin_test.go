@@ -22,30 +22,13 @@ func TestAdminPages(t *testing.T) {
 	e := newEnv(t)
 	ctx := tab(t)
 	bg := context.Background()
-	oneTime, u, err := e.svc.Accounts.CreateUser(bg, "acme", "ada@example.com")
+	run(t, ctx, chromedp.EmulateViewport(1280, 900))
+	orgID := signIn(t, e, ctx)
+	a, err := e.svc.Agents.Create(bg, orgID, agent.Input{Name: opt.Value("Front desk"), PromptTemplate: opt.Value("You greet callers.")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := e.svc.Agents.Create(bg, u.OrgID, agent.Input{Name: opt.Value("Front desk"), PromptTemplate: opt.Value("You greet callers.")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	const password = "correct horse battery staple"
 	byID := func(id string) string { return `//*[@id="` + id + `"]` }
-	run(t, ctx,
-		chromedp.EmulateViewport(1280, 900),
-		chromedp.Navigate(e.url+"/signin"),
-		chromedp.WaitVisible(chromedp.CSS(`#email`)),
-		chromedp.SendKeys(chromedp.CSS(`#email`), "ada@example.com"),
-		chromedp.SendKeys(chromedp.CSS(`#password`), oneTime),
-		chromedp.Submit(chromedp.CSS(`#password`)),
-		chromedp.WaitVisible(chromedp.CSS(`#newPassword`)),
-		chromedp.SendKeys(chromedp.CSS(`#currentPassword`), oneTime),
-		chromedp.SendKeys(chromedp.CSS(`#newPassword`), password),
-		chromedp.SendKeys(chromedp.CSS(`#confirmPassword`), password),
-		chromedp.Submit(chromedp.CSS(`#confirmPassword`)),
-		chromedp.WaitVisible(`//h1[text()="Agents"]`),
-	)
 
 	// A trunk that registers; a lifetime under the limit is refused beside its field.
 	run(t, ctx,
@@ -80,7 +63,7 @@ func TestAdminPages(t *testing.T) {
 	screenshot(t, ctx, "trunk-form")
 
 	// A number on the trunk for the agent.
-	trunks, _, err := e.svc.SIPTrunks.List(bg, u.OrgID, store.Page{Number: 1, Size: 10})
+	trunks, _, err := e.svc.SIPTrunks.List(bg, orgID, store.Page{Number: 1, Size: 10})
 	if err != nil || len(trunks) != 1 || trunks[0].Registration == nil || trunks[0].Registration.ExpiresSeconds != 600 || len(trunks[0].Password) == 0 {
 		t.Fatalf("trunks after the form: %+v, %v", trunks, err)
 	}
@@ -110,11 +93,11 @@ func TestAdminPages(t *testing.T) {
 		chromedp.Click(`//button[text()="Make a signing secret"]`),
 		chromedp.WaitVisible(chromedp.CSS(`#new-secret`)),
 	)
-	if o, err := e.svc.Orgs.Get(bg, u.OrgID); err != nil || o.ConcurrencyLimit != 20 {
+	if o, err := e.svc.Orgs.Get(bg, orgID); err != nil || o.ConcurrencyLimit != 20 {
 		t.Fatalf("organization after the settings: %+v, %v", o, err)
 	}
 	shown := read(t, ctx, chromedp.Value(chromedp.CSS(`#new-secret`)))
-	if stored, err := e.svc.Orgs.WebhookSecret(bg, u.OrgID); err != nil || stored != shown {
+	if stored, err := e.svc.Orgs.WebhookSecret(bg, orgID); err != nil || stored != shown {
 		t.Fatalf("shown secret %q is not the stored one (%v)", shown, err)
 	}
 	screenshot(t, ctx, "settings")
@@ -123,11 +106,11 @@ func TestAdminPages(t *testing.T) {
 	screenshot(t, ctx, "trunks")
 
 	// A knowledge base: try a query, on a phone-sized screen.
-	kb, err := e.svc.KnowledgeBases.Create(bg, u.OrgID, knowledge.Input{Name: opt.Value("Opening hours")})
+	kb, err := e.svc.KnowledgeBases.Create(bg, orgID, knowledge.Input{Name: opt.Value("Opening hours")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.svc.KnowledgeBases.AddSource(bg, u.OrgID, kb.ID, knowledge.SourceInput{SourceType: opt.Value("text"), DisplayName: opt.Value("Hours"),
+	if _, err := e.svc.KnowledgeBases.AddSource(bg, orgID, kb.ID, knowledge.SourceInput{SourceType: opt.Value("text"), DisplayName: opt.Value("Hours"),
 		Content: opt.Value("The shop opens at nine on weekdays and at ten on Saturdays. It is closed on Sundays.")}); err != nil {
 		t.Fatal(err)
 	}
