@@ -77,6 +77,9 @@ type TestSuites interface {
 type TestSuiteFilter struct {
 	Page
 	AgentID string
+	// Query is a case-insensitive substring of the name; % and _ in it are
+	// literal characters, not wildcards.
+	Query string
 }
 
 // TestRunFilter pages a suite's runs by creation time then id.

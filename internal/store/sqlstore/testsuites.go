@@ -54,6 +54,10 @@ func (t *tx) ListTestSuites(ctx context.Context, orgID string, f store.TestSuite
 		where += " AND agent_id = ?"
 		args = append(args, f.AgentID)
 	}
+	if f.Query != "" {
+		where += ` AND lower(name) LIKE lower(?) ESCAPE '\'`
+		args = append(args, "%"+escapeLike(f.Query)+"%")
+	}
 	return list(ctx, t, listing{
 		columns: testSuiteColumns,
 		from:    "test_suites",

@@ -88,6 +88,23 @@ var testSuiteTests = []test{
 		checkPaging(t, nil, listed(model.NewID()))
 		checkPaging(t, nil, listed("not-a-uuid"))
 
+		// Query: a case-insensitive substring of the name, % and _ literal.
+		named := func(name string, sec int) string {
+			return newTestSuite(t, b, b.org.ID, agent, func(s *model.TestSuite) { s.Name, s.CreatedAt = name, at(sec) }).ID
+		}
+		refunds, percent := named("Refunds and Returns", 10), named("100% refunds_only", 11)
+		named("Greeting", 12)
+		searched := func(q string) []string {
+			return ids(read(t, b, func(tx store.Tx) ([]model.TestSuite, error) {
+				rows, _, err := tx.ListTestSuites(b.ctx, b.org.ID, store.TestSuiteFilter{Page: store.Page{Number: 1, Size: 10, SortDir: store.Asc}, Query: q})
+				return rows, err
+			}), func(s model.TestSuite) string { return s.ID })
+		}
+		wantEqual(t, []string{refunds, percent}, searched("REFUND"))
+		wantEqual(t, []string{percent}, searched("0%"))
+		wantEqual(t, []string{percent}, searched("s_o"))
+		wantEqual(t, []string{percent}, searched("%"))
+
 		// Whole suites, as GetTestSuite reads them.
 		page := read(t, b, func(tx store.Tx) ([]model.TestSuite, error) {
 			rows, _, err := tx.ListTestSuites(b.ctx, b.org.ID, store.TestSuiteFilter{Page: store.Page{Number: 1, Size: 10}})
