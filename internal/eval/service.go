@@ -3,6 +3,8 @@ package eval
 import (
 	"context"
 	"errors"
+	"fmt"
+	"time"
 
 	"github.com/parley-voice/parley/internal/invalid"
 	"github.com/parley-voice/parley/internal/model"
@@ -119,6 +121,62 @@ func (s *Service) CreateCase(ctx context.Context, orgID, suiteID string, in Case
 		return tx.CreateTestCase(ctx, &c)
 	})
 	return c, err
+}
+
+// CreateCases adds several cases to a suite at once, such as the tests the
+// generator wrote: all of them or, when one is refused, none. A refused
+// case's fields are named under its place in the list ("cases[2].script").
+// The cases keep the list's order: each is created a millisecond after
+// the one before it.
+func (s *Service) CreateCases(ctx context.Context, orgID, suiteID string, ins []CaseInput) ([]model.TestCase, error) {
+	var l invalid.List
+	if len(ins) == 0 {
+		l.Add("cases", "must list at least one test case")
+	}
+	for i := range ins {
+		var bad *invalid.Error
+		err := ins[i].check(true)
+		if err != nil && !errors.As(err, &bad) {
+			return nil, err
+		}
+		if bad != nil {
+			for _, f := range bad.Fields {
+				l.Add(invalid.Join(invalid.Index("cases", i), f.Name), "%s", f.Message)
+			}
+		}
+	}
+	if err := l.Err(); err != nil {
+		return nil, err
+	}
+	now := model.Now()
+	out := make([]model.TestCase, len(ins))
+	for i := range ins {
+		at := now.Add(time.Duration(i) * time.Millisecond)
+		out[i] = model.TestCase{ID: model.NewID(), OrgID: orgID, SuiteID: suiteID, Attempts: 1, CreatedAt: at, UpdatedAt: at}
+		ins[i].apply(&out[i])
+	}
+	err := s.Store.Update(ctx, func(tx store.Tx) error {
+		if _, err := tx.GetTestSuite(ctx, orgID, suiteID); err != nil {
+			return err
+		}
+		_, n, err := tx.ListTestCases(ctx, orgID, suiteID, store.Page{Number: 1, Size: 1})
+		if err != nil {
+			return err
+		}
+		if n+len(out) > MaxCasesPerSuite {
+			return &invalid.Conflict{Message: fmt.Sprintf("a test suite holds at most %d test cases and this one has %d", MaxCasesPerSuite, n)}
+		}
+		for i := range out {
+			if err := tx.CreateTestCase(ctx, &out[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // GetCase returns one case of a suite.
