@@ -24,6 +24,7 @@ const (
 	kindMessaging             // a messaging connection of the organization
 	kindKnowledge             // knowledge bases of the organization (several)
 	kindAgent                 // an agent of the organization
+	kindCases                 // test cases of a suite (several)
 )
 
 // agentField is one input of the agent form. Name is the API's field name,

@@ -39,8 +39,8 @@ func (d agentFormData) Field(f agentField) fieldView {
 			v.Choices = append(v.Choices, option{o, o})
 		}
 	case kindFolder, kindTrunk, kindMessaging, kindAgent:
-		v.Control, v.Nullable, v.Choices = "select", true, d.Choices[f.Kind]
-	case kindKnowledge:
+		v.Control, v.Nullable, v.Choices = "select", !f.Required, d.Choices[f.Kind]
+	case kindKnowledge, kindCases:
 		v.Control, v.Choices = "checkboxes", d.Choices[f.Kind]
 		for _, id := range d.Values.Lists[f.Name] {
 			v.Selected[id] = true

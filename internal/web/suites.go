@@ -1,0 +1,247 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/parley-voice/parley/internal/eval"
+	"github.com/parley-voice/parley/internal/invalid"
+	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/store"
+)
+
+// Test suites: the list with the create form, a suite's edit form and
+// its deletion. The suite's own page (cases, generation, runs) is in
+// suite.go; its cases in testcases.go; its runs in testruns.go.
+
+// suiteRow is a suite in the list, with its agent's name.
+type suiteRow struct {
+	model.TestSuite
+	Agent string
+}
+
+type suiteListData struct {
+	formState
+	Filter store.TestSuiteFilter
+	Suites []suiteRow
+	Total  int
+	Page   int
+	Last   int
+	Agents []option
+	// Problems are the list query's broken parameters.
+	Problems []string
+	PrevURL  string
+	NextURL  string
+}
+
+var suiteFields = []agentField{
+	{Name: "name", Label: "Name", Kind: kindText, Required: true, MaxLen: eval.MaxNameLen, Help: "At most " + strconv.Itoa(eval.MaxNameLen) + " characters."},
+	{Name: "agentId", Label: "Agent under test", Kind: kindAgent, Required: true, Help: "The agent every case of the suite calls."},
+	{Name: "description", Label: "Description (optional)", Kind: kindTextarea, MaxLen: eval.MaxDescriptionLen, Help: "At most " + strconv.Itoa(eval.MaxDescriptionLen) + " characters."},
+}
+
+// Fields are the create form's inputs, by name.
+func (d suiteListData) Fields() map[string]fieldView { return suiteFieldsOf(d.formState, d.Agents) }
+
+func suiteFieldsOf(st formState, agents []option) map[string]fieldView {
+	out := map[string]fieldView{}
+	for _, f := range suiteFields {
+		out[f.Name] = st.field(f, agents...)
+	}
+	return out
+}
+
+// suiteFilter reads the list's query: the API's agentId and paging, and a
+// name search as the agent list has.
+func suiteFilter(values url.Values) (store.TestSuiteFilter, []string) {
+	q := &listQuery{v: values}
+	f := store.TestSuiteFilter{Page: q.page()}
+	q.uuid("agentId", &f.AgentID)
+	if v := values.Get("q"); invalid.Text(v) != "" || invalid.Len(v) > maxAgentQueryLen {
+		q.bad("q", "must be at most 128 characters of text")
+	} else {
+		f.Query = v
+	}
+	return f, q.problems
+}
+
+func (s *Server) listSuites(w http.ResponseWriter, r *http.Request) {
+	s.renderSuiteList(w, r, http.StatusOK, suiteListData{})
+}
+
+func (s *Server) renderSuiteList(w http.ResponseWriter, r *http.Request, status int, d suiteListData) {
+	f, problems := suiteFilter(r.URL.Query())
+	suites, total, err := s.TestSuites.ListSuites(r.Context(), orgID(r), f)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if d.Agents, err = s.agentOptions(r.Context(), orgID(r)); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	d.Filter, d.Total, d.Page, d.Problems = f, total, f.Number, problems
+	for _, ts := range suites {
+		d.Suites = append(d.Suites, suiteRow{TestSuite: ts, Agent: label(d.Agents, &ts.AgentID)})
+	}
+	d.Last = max(1, (total+f.Size-1)/f.Size)
+	if f.Number > 1 {
+		d.PrevURL = listPageURL("/suites", r.URL.Query(), f.Number-1)
+	}
+	if f.Number < d.Last {
+		d.NextURL = listPageURL("/suites", r.URL.Query(), f.Number+1)
+	}
+	if len(problems) > 0 {
+		status = http.StatusBadRequest
+	}
+	s.render(w, r, status, "suites", "Test suites", "suites", d)
+}
+
+func listPageURL(path string, q url.Values, page int) string {
+	q.Set("page", strconv.Itoa(page))
+	return path + "?" + q.Encode()
+}
+
+// agentOptions are the organization's agents (the first page, by name).
+func (s *Server) agentOptions(ctx context.Context, orgID string) ([]option, error) {
+	as, _, err := s.Agents.List(ctx, orgID, store.AgentFilter{Page: store.Page{Number: 1, Size: maxPageSize, SortDir: store.Asc}, SortBy: store.SortName})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]option, len(as))
+	for i, a := range as {
+		out[i] = option{a.ID, a.Name}
+	}
+	return out, nil
+}
+
+func suiteInput(form url.Values, creating bool) (eval.SuiteInput, *formReader) {
+	fr := newFormReader(form, creating)
+	return eval.SuiteInput{Name: fr.required("name"), AgentID: fr.required("agentId"), Description: fr.text("description")}, fr
+}
+
+func (s *Server) createSuite(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil {
+		s.renderError(w, r, http.StatusBadRequest, "The form could not be read.")
+		return
+	}
+	in, fr := suiteInput(r.PostForm, true)
+	err := fr.err()
+	if err == nil {
+		var ts model.TestSuite
+		if ts, err = s.TestSuites.CreateSuite(r.Context(), orgID(r), in); err == nil {
+			http.Redirect(w, r, "/suites/"+ts.ID, http.StatusSeeOther)
+			return
+		}
+	}
+	errs, msg, ok := refusal(err)
+	if !ok {
+		s.fail(w, r, err)
+		return
+	}
+	d := suiteListData{}
+	d.Values, d.Errors, d.Message = fr.values, errs, msg
+	s.renderSuiteList(w, r, http.StatusBadRequest, d)
+}
+
+// suiteFormData is a suite's edit form.
+type suiteFormData struct {
+	formState
+	ID     string
+	Agents []option
+}
+
+// Fields are the form's inputs, by name.
+func (d suiteFormData) Fields() map[string]fieldView { return suiteFieldsOf(d.formState, d.Agents) }
+
+// suite is the organization's suite the path's id names.
+func (s *Server) suite(r *http.Request) (model.TestSuite, error) {
+	id := r.PathValue("id")
+	if !model.IsUUID(id) {
+		return model.TestSuite{}, errNotFound
+	}
+	return s.TestSuites.GetSuite(r.Context(), orgID(r), id)
+}
+
+func (s *Server) editSuite(w http.ResponseWriter, r *http.Request) {
+	ts, err := s.suite(r)
+	if err != nil {
+		s.failFind(w, r, err)
+		return
+	}
+	d := suiteFormData{ID: ts.ID}
+	d.Values = map[string]string{"name": ts.Name, "agentId": ts.AgentID}
+	if ts.Description != nil {
+		d.Values["description"] = *ts.Description
+	}
+	s.renderSuiteForm(w, r, http.StatusOK, ts.Name, d)
+}
+
+func (s *Server) renderSuiteForm(w http.ResponseWriter, r *http.Request, status int, name string, d suiteFormData) {
+	var err error
+	if d.Agents, err = s.agentOptions(r.Context(), orgID(r)); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.render(w, r, status, "suiteform", "Edit "+name, "suites", d)
+}
+
+func (s *Server) updateSuite(w http.ResponseWriter, r *http.Request) {
+	ts, err := s.suite(r)
+	if err != nil {
+		s.failFind(w, r, err)
+		return
+	}
+	if err := r.ParseForm(); err != nil {
+		s.renderError(w, r, http.StatusBadRequest, "The form could not be read.")
+		return
+	}
+	in, fr := suiteInput(r.PostForm, false)
+	err = fr.err()
+	if err == nil {
+		if _, err = s.TestSuites.UpdateSuite(r.Context(), orgID(r), ts.ID, in); err == nil {
+			http.Redirect(w, r, "/suites/"+ts.ID, http.StatusSeeOther)
+			return
+		}
+	}
+	errs, msg, ok := refusal(err)
+	if !ok {
+		s.failFind(w, r, err)
+		return
+	}
+	d := suiteFormData{ID: ts.ID}
+	d.Values, d.Errors, d.Message = fr.values, errs, msg
+	s.renderSuiteForm(w, r, http.StatusBadRequest, ts.Name, d)
+}
+
+func (s *Server) confirmDeleteSuite(w http.ResponseWriter, r *http.Request) {
+	ts, err := s.suite(r)
+	if err != nil {
+		s.failFind(w, r, err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "confirm", "Delete "+ts.Name, "suites", confirmData{
+		Question: "Delete the test suite “" + ts.Name + "” with its test cases and the history of its runs?",
+		Action:   "/suites/" + ts.ID + "/delete", Button: "Delete test suite", Cancel: "/suites/" + ts.ID,
+	})
+}
+
+func (s *Server) deleteSuite(w http.ResponseWriter, r *http.Request) {
+	ts, err := s.suite(r)
+	if err == nil {
+		err = s.TestSuites.DeleteSuite(r.Context(), orgID(r), ts.ID)
+	}
+	var conflict *invalid.Conflict
+	switch {
+	case errors.As(err, &conflict):
+		s.renderError(w, r, http.StatusConflict, "The test suite was not deleted: "+conflict.Message+".")
+		return
+	case err != nil:
+		s.failFind(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/suites", http.StatusSeeOther)
+}
