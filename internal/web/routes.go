@@ -82,6 +82,7 @@ func (s *Server) routes() []route {
 
 		// Test suites: suites.go, suite.go, testcases.go, testruns.go.
 		h("GET /suites", s.listSuites),
+		h("GET /suites/new", s.newSuite),
 		h("POST /suites", s.createSuite),
 		h("GET /suites/{id}", s.showSuite),
 		h("POST /suites/{id}", s.updateSuite),

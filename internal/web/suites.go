@@ -13,8 +13,7 @@ import (
 	"github.com/parley-voice/parley/internal/store"
 )
 
-// Test suites: the list with the create form, a suite's edit form and
-// its deletion. The suite's own page (cases, generation, runs) is in
+// Test suites: the list, the suite form (new and edit) and deletion. The suite's own page (cases, generation, runs) is in
 // suite.go; its cases in testcases.go; its runs in testruns.go.
 
 // suiteRow is a suite in the list, with its agent's name.
@@ -24,7 +23,6 @@ type suiteRow struct {
 }
 
 type suiteListData struct {
-	formState
 	Filter store.TestSuiteFilter
 	Suites []suiteRow
 	Total  int
@@ -43,16 +41,6 @@ var suiteFields = []agentField{
 	{Name: "description", Label: "Description (optional)", Kind: kindTextarea, MaxLen: eval.MaxDescriptionLen, Help: "At most " + strconv.Itoa(eval.MaxDescriptionLen) + " characters."},
 }
 
-// Fields are the create form's inputs, by name.
-func (d suiteListData) Fields() map[string]fieldView { return suiteFieldsOf(d.formState, d.Agents) }
-
-func suiteFieldsOf(st formState, agents []option) map[string]fieldView {
-	out := map[string]fieldView{}
-	for _, f := range suiteFields {
-		out[f.Name] = st.field(f, agents...)
-	}
-	return out
-}
 
 // suiteFilter reads the list's query: the API's agentId and paging, and a
 // name search as the agent list has.
@@ -69,10 +57,7 @@ func suiteFilter(values url.Values) (store.TestSuiteFilter, []string) {
 }
 
 func (s *Server) listSuites(w http.ResponseWriter, r *http.Request) {
-	s.renderSuiteList(w, r, http.StatusOK, suiteListData{})
-}
-
-func (s *Server) renderSuiteList(w http.ResponseWriter, r *http.Request, status int, d suiteListData) {
+	d := suiteListData{}
 	f, problems := suiteFilter(r.URL.Query())
 	suites, total, err := s.TestSuites.ListSuites(r.Context(), orgID(r), f)
 	if err != nil {
@@ -94,6 +79,7 @@ func (s *Server) renderSuiteList(w http.ResponseWriter, r *http.Request, status 
 	if f.Number < d.Last {
 		d.NextURL = listPageURL("/suites", r.URL.Query(), f.Number+1)
 	}
+	status := http.StatusOK
 	if len(problems) > 0 {
 		status = http.StatusBadRequest
 	}
@@ -142,20 +128,34 @@ func (s *Server) createSuite(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	d := suiteListData{}
+	d := suiteFormData{Creating: true}
 	d.Values, d.Errors, d.Message = fr.values, errs, msg
-	s.renderSuiteList(w, r, http.StatusBadRequest, d)
+	s.renderSuiteForm(w, r, http.StatusBadRequest, d)
 }
 
-// suiteFormData is a suite's edit form.
+// suiteFormData is the suite form, new or edit.
 type suiteFormData struct {
 	formState
-	ID     string
-	Agents []option
+	ID       string
+	Name     string // the suite's stored name, editing
+	Creating bool
+	Agents   []option
 }
 
 // Fields are the form's inputs, by name.
-func (d suiteFormData) Fields() map[string]fieldView { return suiteFieldsOf(d.formState, d.Agents) }
+func (d suiteFormData) Fields() map[string]fieldView {
+	out := map[string]fieldView{}
+	for _, f := range suiteFields {
+		out[f.Name] = d.field(f, d.Agents...)
+	}
+	return out
+}
+
+func (s *Server) newSuite(w http.ResponseWriter, r *http.Request) {
+	d := suiteFormData{Creating: true}
+	d.Values = map[string]string{"agentId": r.URL.Query().Get("agentId")}
+	s.renderSuiteForm(w, r, http.StatusOK, d)
+}
 
 // suite is the organization's suite the path's id names.
 func (s *Server) suite(r *http.Request) (model.TestSuite, error) {
@@ -172,21 +172,25 @@ func (s *Server) editSuite(w http.ResponseWriter, r *http.Request) {
 		s.failFind(w, r, err)
 		return
 	}
-	d := suiteFormData{ID: ts.ID}
+	d := suiteFormData{ID: ts.ID, Name: ts.Name}
 	d.Values = map[string]string{"name": ts.Name, "agentId": ts.AgentID}
 	if ts.Description != nil {
 		d.Values["description"] = *ts.Description
 	}
-	s.renderSuiteForm(w, r, http.StatusOK, ts.Name, d)
+	s.renderSuiteForm(w, r, http.StatusOK, d)
 }
 
-func (s *Server) renderSuiteForm(w http.ResponseWriter, r *http.Request, status int, name string, d suiteFormData) {
+func (s *Server) renderSuiteForm(w http.ResponseWriter, r *http.Request, status int, d suiteFormData) {
 	var err error
 	if d.Agents, err = s.agentOptions(r.Context(), orgID(r)); err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	s.render(w, r, status, "suiteform", "Edit "+name, "suites", d)
+	title := "New test suite"
+	if !d.Creating {
+		title = "Edit " + d.Name
+	}
+	s.render(w, r, status, "suiteform", title, "suites", d)
 }
 
 func (s *Server) updateSuite(w http.ResponseWriter, r *http.Request) {
@@ -212,9 +216,9 @@ func (s *Server) updateSuite(w http.ResponseWriter, r *http.Request) {
 		s.failFind(w, r, err)
 		return
 	}
-	d := suiteFormData{ID: ts.ID}
+	d := suiteFormData{ID: ts.ID, Name: ts.Name}
 	d.Values, d.Errors, d.Message = fr.values, errs, msg
-	s.renderSuiteForm(w, r, http.StatusBadRequest, ts.Name, d)
+	s.renderSuiteForm(w, r, http.StatusBadRequest, d)
 }
 
 func (s *Server) confirmDeleteSuite(w http.ResponseWriter, r *http.Request) {

@@ -65,6 +65,7 @@ func TestSuiteForms(t *testing.T) {
 	p := b.get("/suites")
 	wantStatus(t, p, http.StatusOK)
 	wantContains(t, p, `href="/suites" aria-current="page"`, "No test suite matches.", `<option value="`+a.ID+`">Front desk</option>`)
+	wantContains(t, b.get("/suites/new"), `action="/suites"`, `<option value="`+a.ID+`">Front desk</option>`, `maxlength="2000"`)
 
 	p = b.post("/suites", url.Values{"name": {strings.Repeat("s", 129)}, "description": {strings.Repeat("d", 2001)}})
 	wantStatus(t, p, http.StatusBadRequest)
