@@ -41,7 +41,6 @@ var suiteFields = []agentField{
 	{Name: "description", Label: "Description (optional)", Kind: kindTextarea, MaxLen: eval.MaxDescriptionLen, Help: "At most " + strconv.Itoa(eval.MaxDescriptionLen) + " characters."},
 }
 
-
 // suiteFilter reads the list's query: the API's agentId and paging, and a
 // name search as the agent list has.
 func suiteFilter(values url.Values) (store.TestSuiteFilter, []string) {

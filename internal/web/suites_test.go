@@ -115,6 +115,9 @@ func TestSuiteForms(t *testing.T) {
 	p = b.post(base+"/cases", url.Values{"name": {"Party of four"}, "scoringRubric": {"Books it."}, "variables": {"[1]"}, "attempts": {"11"}})
 	wantStatus(t, p, http.StatusBadRequest)
 	wantContains(t, p, `id="variables-error"`, "must be a JSON object")
+	p = b.post(base+"/cases", url.Values{"name": {"Party of four"}, "script": {"s"}, "scoringRubric": {"Books it."}, "variables": {`{"name": "A\u0000da"}`}})
+	wantStatus(t, p, http.StatusBadRequest)
+	wantContains(t, p, `id="variables-error"><li>name: `)
 	p = b.post(base+"/cases", url.Values{"name": {"Party of four"}, "scoringRubric": {"Books it."}, "attempts": {"11"}})
 	wantStatus(t, p, http.StatusBadRequest)
 	wantContains(t, p, `id="script-error"`, "is required", `id="attempts-error"`, "must be 1 to 10", `value="Party of four"`)
@@ -198,6 +201,12 @@ func TestSuiteCSRF(t *testing.T) {
 			if p := b.post(path, form); p.status != http.StatusForbidden {
 				t.Errorf("POST %s with token %q: %d, want 403", path, token, p.status)
 			}
+		}
+	}
+	// Signed out, every suite page sends to the sign-in page.
+	for _, path := range []string{"/suites", base, base + "/runs/" + model.NewID()} {
+		if p := e.browser().get(path); p.location() != "/signin" {
+			t.Errorf("GET %s signed out: %d to %q", path, p.status, p.location())
 		}
 	}
 	if n := e.suiteCount(u.OrgID); n != 1 {

@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -56,6 +57,14 @@ func caseInput(form url.Values, creating bool) (eval.CaseInput, *formReader) {
 		case json.Unmarshal([]byte(v), &vars) != nil || vars == nil:
 			fr.problems.Add("variables", `must be a JSON object, such as {"name": "Ada"}`)
 		default:
+			// Escapes such as \u0000 decode into text no store keeps.
+			var bad *invalid.Error
+			if errors.As(opt.CheckText([]byte(v)), &bad) {
+				for _, f := range bad.Fields {
+					fr.problems.Add("variables", "%s: %s", f.Name, f.Message)
+				}
+				break
+			}
 			in.Variables = opt.Value(vars)
 		}
 	}

@@ -88,7 +88,7 @@ func TestSuitePages(t *testing.T) {
 		runRec.Attempts = append(runRec.Attempts, model.TestAttempt{ID: model.NewID(), OrgID: orgID, TestCaseID: cases[0].ID, TestCaseName: cases[0].Name,
 			AttemptNumber: i + 1, Script: cases[0].Script, ScoringRubric: cases[0].ScoringRubric, Status: status, Passed: passed, Reasoning: &why[i],
 			Transcript: []map[string]any{{"role": "assistant", "type": "message", "text": "Bella Vista, how can I help?"}},
-			CreatedAt: now, UpdatedAt: now, StartedAt: &now, CompletedAt: &now})
+			CreatedAt:  now, UpdatedAt: now, StartedAt: &now, CompletedAt: &now})
 	}
 	runRec.TotalTests, runRec.PassedTests, runRec.FailedTests = 2, 1, 1
 	if err := e.st.Update(bg, func(tx store.Tx) error { return tx.CreateTestRun(bg, &runRec) }); err != nil {
