@@ -7,7 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parley-voice/parley/internal/eval"
 	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/opt"
+	"github.com/parley-voice/parley/internal/pipeline"
 	"github.com/parley-voice/parley/internal/store"
 )
 
@@ -92,4 +95,61 @@ func TestRunPage(t *testing.T) {
 	p = b.post(path+"/cancel", url.Values{})
 	wantStatus(t, p, http.StatusConflict)
 	wantContains(t, p, "already ended")
+}
+
+// idleChats is a conversation engine no test run reaches: the runner is
+// not driven, so started runs wait.
+type idleChats struct{ t *testing.T }
+
+func (c idleChats) Chat(context.Context, pipeline.Chat) (pipeline.ChatResult, error) {
+	c.t.Error("a text conversation was held")
+	return pipeline.ChatResult{}, context.Canceled
+}
+
+// TestStartRun: the run form starts a run of the ticked cases and opens
+// its page, which waits on its attempts; a mode this server cannot run is
+// refused with why, and a suite with a run under way cannot be deleted.
+func TestStartRun(t *testing.T) {
+	e := newEnv(t)
+	b, u := e.signedIn("acme", "ada@example.com")
+	a := e.newAgentIn(u.OrgID, "Front desk")
+	ts, c := e.newSuite(u.OrgID, a.ID, "Bookings")
+	other, err := e.svc.TestSuites.CreateCase(context.Background(), u.OrgID, ts.ID, eval.CaseInput{Name: opt.Value("Not run"),
+		Script: opt.Value("You cancel."), ScoringRubric: opt.Value("It cancels.")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, _ := newFakeModel(t) // the judge, never asked: the runner is not driven
+	e.svc.TestSuites.Runner.Judge = eval.Judge{LLM: client}
+	e.svc.TestSuites.Runner.Chats = idleChats{t}
+	base := "/suites/" + ts.ID
+
+	p := b.post(base+"/runs", url.Values{"mode": {"call"}})
+	wantStatus(t, p, http.StatusConflict)
+	wantContains(t, p, `id="run-error"`, "no telephony", "use mode text")
+
+	p = b.post(base+"/runs", url.Values{"name": {"Quick check"}, "mode": {"text"}, "testCaseIds": {c.ID}})
+	wantStatus(t, p, http.StatusSeeOther)
+	runs, _, err := e.svc.TestSuites.ListRuns(context.Background(), u.OrgID, ts.ID, store.TestRunFilter{Page: store.Page{Number: 1, Size: 10}, WithAttempts: true})
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("runs: %+v, %v", runs, err)
+	}
+	run := runs[0]
+	if p.location() != base+"/runs/"+run.ID || run.Name != "Quick check" || run.Mode != model.TestModeText || len(run.Attempts) != c.Attempts {
+		t.Fatalf("started %+v at %q", run, p.location())
+	}
+	for _, at := range run.Attempts {
+		if at.TestCaseID != c.ID {
+			t.Fatalf("an attempt of %s, which was not ticked (%s)", at.TestCaseID, other.ID)
+		}
+	}
+	p = b.get(p.location())
+	wantContains(t, p, "<h1>Quick check</h1>", "Cancel run", `hx-get="`+base+"/runs/"+run.ID+`/live"`, "Bookings case, attempt 2", ">waiting<")
+
+	p = b.post(base+"/delete", nil)
+	wantStatus(t, p, http.StatusConflict)
+	wantContains(t, p, "cancel it first")
+	if n := e.suiteCount(u.OrgID); n != 1 {
+		t.Fatalf("%d suites after a refused delete", n)
+	}
 }
