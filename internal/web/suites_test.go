@@ -320,3 +320,27 @@ func TestGenerateAndSaveTests(t *testing.T) {
 	wantStatus(t, p, http.StatusBadRequest)
 	wantContains(t, p, "is not the conversation this page sent")
 }
+
+// TestSuiteListPages: the list pages as the API does, oldest last, and
+// the links keep the filters.
+func TestSuiteListPages(t *testing.T) {
+	e := newEnv(t)
+	b, u := e.signedIn("acme", "ada@example.com")
+	a := e.newAgentIn(u.OrgID, "Front desk")
+	var ids []string
+	for _, name := range []string{"Alpha", "Beta", "Gamma"} {
+		ts, _ := e.newSuite(u.OrgID, a.ID, name)
+		ids = append(ids, ts.ID)
+	}
+	p := b.get("/suites?pageSize=2&agentId=" + a.ID)
+	wantStatus(t, p, http.StatusOK)
+	wantContains(t, p, "3 test suites", "Page 1 of 2", `href="/suites?agentId=`+a.ID+`&amp;page=2&amp;pageSize=2" rel="next"`, "/suites/"+ids[2], "/suites/"+ids[1])
+	if contains(p.body, "/suites/"+ids[0]) {
+		t.Fatal("page 1 of 2 shows the oldest suite")
+	}
+	p = b.get("/suites?pageSize=2&page=2&agentId=" + a.ID)
+	wantContains(t, p, "Page 2 of 2", `rel="prev"`, "/suites/"+ids[0])
+	if contains(p.body, "/suites/"+ids[2]) {
+		t.Fatal("page 2 of 2 shows the newest suite")
+	}
+}
