@@ -126,6 +126,10 @@ type agentFormData struct {
 	Message  string
 	Choices  map[kind][]option
 	Saved    bool
+	// Tools and Numbers are the agent's custom tools and the phone
+	// numbers that route to it, shown on edit.
+	Tools   []model.CustomTool
+	Numbers []model.PhoneNumber
 }
 
 func (s *Server) newAgent(w http.ResponseWriter, r *http.Request) {
@@ -155,12 +159,14 @@ func (s *Server) editAgent(w http.ResponseWriter, r *http.Request) {
 		s.failFind(w, r, err)
 		return
 	}
-	s.renderAgentForm(w, r, http.StatusOK, agentFormData{ID: v.ID, Values: agentValues(v), Saved: r.URL.Query().Get("saved") == "1"})
+	s.renderAgentForm(w, r, http.StatusOK, agentFormData{ID: v.ID, Values: agentValues(v), Saved: r.URL.Query().Get("saved") == "1",
+		Tools: v.CustomTools, Numbers: v.PhoneNumbers})
 }
 
 func (s *Server) updateAgent(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	if _, err := s.Agents.Get(r.Context(), orgID(r), id); err != nil {
+	v, err := s.Agents.Get(r.Context(), orgID(r), id)
+	if err != nil {
 		s.failFind(w, r, err) // another organization's agent is not found, form or not
 		return
 	}
@@ -175,7 +181,7 @@ func (s *Server) updateAgent(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	s.agentFormFailed(w, r, agentFormData{ID: id, Values: vals}, err)
+	s.agentFormFailed(w, r, agentFormData{ID: id, Values: vals, Tools: v.CustomTools, Numbers: v.PhoneNumbers}, err)
 }
 
 // agentFormFailed shows the form again with what the service refused.

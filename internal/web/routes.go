@@ -39,6 +39,12 @@ func (s *Server) routes() []route {
 		h("POST /agents/{id}/duplicate", s.duplicateAgent),
 		h("GET /agents/{id}/delete", s.confirmDeleteAgent),
 		h("POST /agents/{id}/delete", s.deleteAgent),
+		h("GET /agents/{id}/tools/new", s.newTool),
+		h("POST /agents/{id}/tools", s.createTool),
+		h("GET /agents/{id}/tools/{toolId}", s.editTool),
+		h("POST /agents/{id}/tools/{toolId}", s.updateTool),
+		h("GET /agents/{id}/tools/{toolId}/delete", s.confirmDeleteTool),
+		h("POST /agents/{id}/tools/{toolId}/delete", s.deleteTool),
 
 		// Talking to an agent from the browser (talk.go).
 		h("GET /agents/{id}/talk", s.talkPage),
