@@ -17,7 +17,8 @@ type numberRow struct {
 }
 
 func (s *Server) listNumbers(w http.ResponseWriter, r *http.Request) {
-	numbers, total, err := s.PhoneNumbers.List(r.Context(), orgID(r), store.PhoneNumberFilter{Page: store.Page{Number: 1, Size: maxPageSize, SortDir: store.Asc}})
+	pg, problems := adminPage(r)
+	numbers, total, err := s.PhoneNumbers.List(r.Context(), orgID(r), store.PhoneNumberFilter{Page: pg})
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -31,10 +32,10 @@ func (s *Server) listNumbers(w http.ResponseWriter, r *http.Request) {
 	for i, n := range numbers {
 		rows[i] = numberRow{PhoneNumber: n, Trunk: label(trunks, n.SIPTrunkID), Agent: label(agents, n.AgentID)}
 	}
-	s.render(w, r, http.StatusOK, "numbers", "Phone numbers", "numbers", struct {
+	s.render(w, r, listStatus(problems), "numbers", "Phone numbers", "numbers", struct {
 		Numbers []numberRow
-		Total   int
-	}{rows, total})
+		Pager   pager
+	}{rows, newPager(r.URL, pg, total, problems)})
 }
 
 // label is the name of the choice id names ("" for none).
