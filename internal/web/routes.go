@@ -56,6 +56,13 @@ func (s *Server) routes() []route {
 		h("GET /keys/{id}/revoke", s.confirmRevokeKey),
 		h("POST /keys/{id}/revoke", s.revokeKey),
 
+		h("GET /users", s.listUsers),
+		h("POST /users", s.addUser),
+		h("GET /users/{id}/reset", s.confirmResetPassword),
+		h("POST /users/{id}/reset", s.resetPassword),
+		h("GET /users/{id}/delete", s.confirmRemoveUser),
+		h("POST /users/{id}/delete", s.removeUser),
+
 		// Organization admin: trunks, numbers, settings, knowledge bases.
 		h("GET /trunks", s.listTrunks),
 		h("GET /trunks/new", s.newTrunk),
