@@ -146,22 +146,28 @@ func TestAdminListsPage(t *testing.T) {
 	ctx := context.Background()
 	const n = maxPageSize + 2
 	trunk := siptrunk.Input{FriendlyName: opt.Value("Carrier"), Host: opt.Value("sip.example.com")}
+	var (
+		lastTrunk model.SIPTrunk
+		lastBase  model.KnowledgeBase
+		lastConn  model.MessagingConnection
+		lastNum   model.PhoneNumber
+		err       error
+	)
 	for i := range n {
 		trunk.FriendlyName = opt.Value(fmt.Sprintf("Trunk %03d", i))
-		tr, err := e.svc.SIPTrunks.Create(ctx, me.OrgID, trunk)
-		if err != nil {
+		if lastTrunk, err = e.svc.SIPTrunks.Create(ctx, me.OrgID, trunk); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.svc.PhoneNumbers.Create(ctx, me.OrgID, phoneInput(fmt.Sprintf("+1415555%04d", i), tr.ID)); err != nil {
+		if lastNum, err = e.svc.PhoneNumbers.Create(ctx, me.OrgID, phoneInput(fmt.Sprintf("+1415555%04d", i), lastTrunk.ID)); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.svc.KnowledgeBases.Create(ctx, me.OrgID, knowledge.Input{Name: opt.Value(fmt.Sprintf("Base %03d", i))}); err != nil {
+		if lastBase, err = e.svc.KnowledgeBases.Create(ctx, me.OrgID, knowledge.Input{Name: opt.Value(fmt.Sprintf("Base %03d", i))}); err != nil {
 			t.Fatal(err)
 		}
 		if _, _, err := e.svc.Orgs.IssueKey(ctx, me.OrgID, fmt.Sprintf("key %03d", i)); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.svc.MessagingConnections.Create(ctx, me.OrgID, sms.ConnectionInput{Name: opt.Value(fmt.Sprintf("Line %03d", i)),
+		if lastConn, err = e.svc.MessagingConnections.Create(ctx, me.OrgID, sms.ConnectionInput{Name: opt.Value(fmt.Sprintf("Line %03d", i)),
 			Provider: opt.Value("twilio"), AccountSID: opt.Value("AC"), AuthToken: opt.Value("t"), FromNumber: opt.Value("+14155550100")}); err != nil {
 			t.Fatal(err)
 		}
@@ -172,6 +178,18 @@ func TestAdminListsPage(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// Forms offer every choice, not the first page's: an agent's trunk,
+	// connection and knowledge base past the 100th stay selected, as does
+	// a number's agent, so saving the form keeps them.
+	a, err := e.svc.Agents.Create(ctx, me.OrgID, agent.Input{Name: opt.Value("Far"), PromptTemplate: opt.Value("p"),
+		SIPTrunkID: opt.Value(lastTrunk.ID), MessagingConnectionID: opt.Value(lastConn.ID), KnowledgeBaseIDs: opt.Value([]string{lastBase.ID})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantContains(t, b.get("/agents/"+a.ID), `<option value="`+lastTrunk.ID+`" selected>Trunk 101</option>`,
+		`<option value="`+lastConn.ID+`" selected>Line 101</option>`, `value="`+lastBase.ID+`" checked> Base 101`)
+	wantContains(t, b.get("/numbers/"+lastNum.ID), `<option value="`+lastTrunk.ID+`" selected>Trunk 101</option>`)
+
 	for _, c := range []struct{ path, first, last string }{
 		{"/trunks", "Trunk 000", "Trunk 101"},
 		{"/numbers", "&#43;14155550000", "&#43;14155550101"},

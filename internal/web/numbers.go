@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 
+	"github.com/parley-voice/parley/internal/agent"
 	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/phonenumber"
 	"github.com/parley-voice/parley/internal/store"
@@ -51,18 +52,19 @@ func label(choices []option, id *string) string {
 	return *id
 }
 
-// numberChoices are the organization's trunks and agents (the first page
-// of each), for a number's references.
+// numberChoices are the organization's trunks and agents, all of them,
+// for a number's references.
 func (s *Server) numberChoices(ctx context.Context, orgID string) (trunks, agents []option, err error) {
-	first := store.Page{Number: 1, Size: maxPageSize, SortDir: store.Asc}
-	ts, _, err := s.SIPTrunks.List(ctx, orgID, first)
+	ts, err := allPages(func(p store.Page) ([]model.SIPTrunk, int, error) { return s.SIPTrunks.List(ctx, orgID, p) })
 	if err != nil {
 		return nil, nil, err
 	}
 	for _, t := range ts {
 		trunks = append(trunks, option{t.ID, t.FriendlyName})
 	}
-	as, _, err := s.Agents.List(ctx, orgID, store.AgentFilter{Page: first, SortBy: store.SortName})
+	as, err := allPages(func(p store.Page) ([]agent.View, int, error) {
+		return s.Agents.List(ctx, orgID, store.AgentFilter{Page: p, SortBy: store.SortName})
+	})
 	if err != nil {
 		return nil, nil, err
 	}
