@@ -24,7 +24,7 @@ func (s *Server) listNumbers(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	trunks, agents, err := s.numberChoices(r.Context(), orgID(r))
+	trunks, agents, err := s.numberLabels(r.Context(), orgID(r), numbers)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -50,6 +50,32 @@ func label(choices []option, id *string) string {
 		}
 	}
 	return *id
+}
+
+// numberLabels are the names of the trunks and agents the numbers name:
+// a page of the list needs only its own agents, however many there are.
+func (s *Server) numberLabels(ctx context.Context, orgID string, numbers []model.PhoneNumber) (trunks, agents []option, err error) {
+	var ids []string
+	for _, n := range numbers {
+		if n.AgentID != nil {
+			ids = append(ids, *n.AgentID)
+		}
+	}
+	as, err := s.Agents.BatchGet(ctx, orgID, ids)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, a := range as {
+		agents = append(agents, option{a.ID, a.Name})
+	}
+	ts, err := allPages(func(p store.Page) ([]model.SIPTrunk, int, error) { return s.SIPTrunks.List(ctx, orgID, p) })
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, t := range ts {
+		trunks = append(trunks, option{t.ID, t.FriendlyName})
+	}
+	return trunks, agents, nil
 }
 
 // numberChoices are the organization's trunks and agents, all of them,
