@@ -84,8 +84,12 @@ func (s *Service) CreateUser(ctx context.Context, orgName, email string) (string
 	return password, u, err
 }
 
+// newOneTimePassword is a password made for a user to replace at first
+// sign-in.
+func newOneTimePassword() string { return secret.Token("", oneTimePasswordN) }
+
 func createUser(ctx context.Context, tx store.Tx, orgID, email string) (string, model.User, error) {
-	password := secret.Token("", oneTimePasswordN)
+	password := newOneTimePassword()
 	now := model.Now()
 	u := model.User{
 		ID: model.NewID(), OrgID: orgID, Email: email, PasswordHash: hashPassword(password),

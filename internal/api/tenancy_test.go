@@ -38,6 +38,7 @@ func TestTenantIsolation(t *testing.T) {
 		"PATCH /v1/sip-trunks/{id}":                    map[string]any{"friendlyName": "stolen"},
 		"PATCH /v1/phone-numbers/{id}":                 map[string]any{"agentId": nil},
 		"PATCH /v1/knowledge-bases/{id}":               map[string]any{"name": "stolen"},
+		"PATCH /v1/messaging-connections/{id}":         map[string]any{"accountSid": "ACstolen"},
 		"DELETE /v1/agents/{id}/custom-tools/{toolId}": nil,
 		"GET /v1/agents/{id}/custom-tools/{toolId}":    nil,
 		"POST /v1/agents/{id}/duplicate":               nil,
@@ -96,6 +97,9 @@ func TestTenantIsolation(t *testing.T) {
 	}
 	if n := len(e.must(http.StatusOK, "GET", "/v1/agents/"+agent["id"].(string)+"/custom-tools", nil).List(t)); n != 1 {
 		t.Errorf("acme's agent has %d tools", n)
+	}
+	if c := e.must(http.StatusOK, "GET", "/v1/messaging-connections/"+conn["id"].(string), nil).Data(t); c["accountSid"] != "AC" {
+		t.Errorf("globex changed acme's messaging connection: %v", c)
 	}
 	if countAgents(e) != 1 {
 		t.Error("acme's agent count changed")

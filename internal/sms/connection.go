@@ -34,11 +34,18 @@ type ConnectionInput struct {
 	MessagingServiceSID opt.Field[string] `json:"messagingServiceSid"`
 }
 
-func (in *ConnectionInput) check() error {
+// check checks a create (creating) or a partial update: an update checks
+// the keys it sets, and Update checks the sender after applying them.
+func (in *ConnectionInput) check(creating bool) error {
 	var l invalid.List
-	requiredString(&l, "provider", in.Provider, 0)
-	requiredString(&l, "accountSid", in.AccountSID, MaxSIDLen)
-	requiredString(&l, "authToken", in.AuthToken, MaxTokenLen)
+	required := func(name string, f opt.Field[string], max int) {
+		if creating || f.Set {
+			requiredString(&l, name, f, max)
+		}
+	}
+	required("provider", in.Provider, 0)
+	required("accountSid", in.AccountSID, MaxSIDLen)
+	required("authToken", in.AuthToken, MaxTokenLen)
 	if in.Provider.Present() && in.Provider.V != ProviderTwilio {
 		l.Add("provider", "must be one of twilio")
 	}
@@ -54,11 +61,14 @@ func (in *ConnectionInput) check() error {
 	if in.MessagingServiceSID.Present() && (in.MessagingServiceSID.V == "" || invalid.Len(in.MessagingServiceSID.V) > MaxSIDLen) {
 		l.Add("messagingServiceSid", "must be 1 to %d characters", MaxSIDLen)
 	}
-	if !in.FromNumber.Present() && !in.MessagingServiceSID.Present() {
-		l.Add("fromNumber", "or messagingServiceSid is required")
+	if creating && !in.FromNumber.Present() && !in.MessagingServiceSID.Present() {
+		l.Add("fromNumber", noSender)
 	}
 	return l.Err()
 }
+
+// noSender is the refusal of a connection with neither sender.
+const noSender = "or messagingServiceSid is required"
 
 func requiredString(l *invalid.List, name string, f opt.Field[string], max int) {
 	switch {
@@ -79,7 +89,7 @@ type Connections struct {
 
 // Create stores a new connection.
 func (s *Connections) Create(ctx context.Context, orgID string, in ConnectionInput) (model.MessagingConnection, error) {
-	if err := in.check(); err != nil {
+	if err := in.check(true); err != nil {
 		return model.MessagingConnection{}, err
 	}
 	now := model.Now()

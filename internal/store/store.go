@@ -137,6 +137,11 @@ type Users interface {
 	// SetUserPassword replaces the user's password hash and whether it must
 	// be changed at the next sign-in.
 	SetUserPassword(ctx context.Context, orgID, id, hash string, mustChange bool) error
+	// ListUsers lists a page of the organization's users by creation time,
+	// in p's direction (newest first by default).
+	ListUsers(ctx context.Context, orgID string, p Page) ([]model.User, int, error)
+	// DeleteUser deletes the user; the schema deletes their sessions.
+	DeleteUser(ctx context.Context, orgID, id string) error
 	CountUsers(ctx context.Context) (int, error)
 }
 
@@ -245,6 +250,9 @@ type MessagingConnections interface {
 	CreateMessagingConnection(ctx context.Context, c *model.MessagingConnection) error
 	GetMessagingConnection(ctx context.Context, orgID, id string) (model.MessagingConnection, error)
 	ListMessagingConnections(ctx context.Context, orgID string, p Page) ([]model.MessagingConnection, int, error)
+	// UpdateMessagingConnection replaces the connection's settings (not
+	// its id, organization or creation time).
+	UpdateMessagingConnection(ctx context.Context, c *model.MessagingConnection) error
 	DeleteMessagingConnection(ctx context.Context, orgID, id string) error
 }
 

@@ -126,6 +126,10 @@ type agentFormData struct {
 	Message  string
 	Choices  map[kind][]option
 	Saved    bool
+	// Tools and Numbers are the agent's custom tools and the phone
+	// numbers that route to it, shown on edit.
+	Tools   []model.CustomTool
+	Numbers []model.PhoneNumber
 }
 
 func (s *Server) newAgent(w http.ResponseWriter, r *http.Request) {
@@ -155,12 +159,14 @@ func (s *Server) editAgent(w http.ResponseWriter, r *http.Request) {
 		s.failFind(w, r, err)
 		return
 	}
-	s.renderAgentForm(w, r, http.StatusOK, agentFormData{ID: v.ID, Values: agentValues(v), Saved: r.URL.Query().Get("saved") == "1"})
+	s.renderAgentForm(w, r, http.StatusOK, agentFormData{ID: v.ID, Values: agentValues(v), Saved: r.URL.Query().Get("saved") == "1",
+		Tools: v.CustomTools, Numbers: v.PhoneNumbers})
 }
 
 func (s *Server) updateAgent(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	if _, err := s.Agents.Get(r.Context(), orgID(r), id); err != nil {
+	v, err := s.Agents.Get(r.Context(), orgID(r), id)
+	if err != nil {
 		s.failFind(w, r, err) // another organization's agent is not found, form or not
 		return
 	}
@@ -175,7 +181,7 @@ func (s *Server) updateAgent(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	s.agentFormFailed(w, r, agentFormData{ID: id, Values: vals}, err)
+	s.agentFormFailed(w, r, agentFormData{ID: id, Values: vals, Tools: v.CustomTools, Numbers: v.PhoneNumbers}, err)
 }
 
 // agentFormFailed shows the form again with what the service refused.
@@ -264,33 +270,30 @@ func (s *Server) failFind(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 // Choices for an agent's references: the organization's folders, trunks,
-// messaging connections and knowledge bases (the first page of each).
+// messaging connections and knowledge bases, all of them.
 func (s *Server) agentChoices(ctx context.Context, orgID string) (map[kind][]option, error) {
-	first := store.Page{Number: 1, Size: maxPageSize, SortDir: store.Asc}
 	out := map[kind][]option{}
 	var err error
 	if out[kindFolder], err = s.folderOptions(ctx, orgID); err != nil {
 		return nil, err
 	}
-	trunks, _, err := s.SIPTrunks.List(ctx, orgID, first)
+	trunks, err := allPages(func(p store.Page) ([]model.SIPTrunk, int, error) { return s.SIPTrunks.List(ctx, orgID, p) })
 	if err != nil {
 		return nil, err
 	}
 	for _, t := range trunks {
 		out[kindTrunk] = append(out[kindTrunk], option{t.ID, t.FriendlyName})
 	}
-	conns, _, err := s.MessagingConnections.List(ctx, orgID, first)
+	conns, err := allPages(func(p store.Page) ([]model.MessagingConnection, int, error) {
+		return s.MessagingConnections.List(ctx, orgID, p)
+	})
 	if err != nil {
 		return nil, err
 	}
 	for _, c := range conns {
-		label := c.Provider + " " + c.ID[:8]
-		if c.Name != nil {
-			label = *c.Name
-		}
-		out[kindMessaging] = append(out[kindMessaging], option{c.ID, label})
+		out[kindMessaging] = append(out[kindMessaging], option{c.ID, connectionLabel(c)})
 	}
-	kbs, _, err := s.KnowledgeBases.List(ctx, orgID, first)
+	kbs, err := allPages(func(p store.Page) ([]model.KnowledgeBase, int, error) { return s.KnowledgeBases.List(ctx, orgID, p) })
 	if err != nil {
 		return nil, err
 	}
@@ -301,7 +304,7 @@ func (s *Server) agentChoices(ctx context.Context, orgID string) (map[kind][]opt
 }
 
 func (s *Server) folderOptions(ctx context.Context, orgID string) ([]option, error) {
-	folders, _, err := s.Folders.List(ctx, orgID, store.Page{Number: 1, Size: maxPageSize, SortDir: store.Asc})
+	folders, err := allPages(func(p store.Page) ([]model.Folder, int, error) { return s.Folders.List(ctx, orgID, p) })
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ type keysData struct {
 	Name    string
 	MaxName int
 	Errors  fieldErrors
+	Pager   pager
 }
 
 func (s *Server) listKeys(w http.ResponseWriter, r *http.Request) {
@@ -28,7 +29,12 @@ func (s *Server) renderKeys(w http.ResponseWriter, r *http.Request, status int, 
 		s.fail(w, r, err)
 		return
 	}
-	d.Keys, d.MaxName = keys, org.MaxKeyNameLen
+	// The store lists an organization's keys whole: few, and paged here.
+	pg, problems := adminPage(r)
+	d.Keys, d.MaxName, d.Pager = pageOf(keys, pg), org.MaxKeyNameLen, newPager(r.URL, pg, len(keys), problems)
+	if len(problems) > 0 {
+		status = http.StatusBadRequest
+	}
 	s.render(w, r, status, "keys", "API keys", "keys", d)
 }
 

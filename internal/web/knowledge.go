@@ -7,13 +7,13 @@ import (
 	"github.com/parley-voice/parley/internal/knowledge"
 	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/opt"
-	"github.com/parley-voice/parley/internal/store"
 )
 
 // knowledgeListData is the list of knowledge bases with the create form.
 type knowledgeListData struct {
 	formState
 	Bases []model.KnowledgeBase
+	Pager pager
 }
 
 var knowledgeFields = []agentField{
@@ -35,12 +35,16 @@ func (s *Server) listKnowledge(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) renderKnowledgeList(w http.ResponseWriter, r *http.Request, status int, d knowledgeListData) {
-	bases, _, err := s.KnowledgeBases.List(r.Context(), orgID(r), store.Page{Number: 1, Size: maxPageSize, SortDir: store.Asc})
+	pg, problems := adminPage(r)
+	bases, total, err := s.KnowledgeBases.List(r.Context(), orgID(r), pg)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	d.Bases = bases
+	d.Bases, d.Pager = bases, newPager(r.URL, pg, total, problems)
+	if len(problems) > 0 {
+		status = http.StatusBadRequest
+	}
 	s.render(w, r, status, "knowledgebases", "Knowledge bases", "knowledge", d)
 }
 

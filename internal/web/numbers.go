@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 
+	"github.com/parley-voice/parley/internal/agent"
 	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/phonenumber"
 	"github.com/parley-voice/parley/internal/store"
@@ -17,12 +18,13 @@ type numberRow struct {
 }
 
 func (s *Server) listNumbers(w http.ResponseWriter, r *http.Request) {
-	numbers, total, err := s.PhoneNumbers.List(r.Context(), orgID(r), store.PhoneNumberFilter{Page: store.Page{Number: 1, Size: maxPageSize, SortDir: store.Asc}})
+	pg, problems := adminPage(r)
+	numbers, total, err := s.PhoneNumbers.List(r.Context(), orgID(r), store.PhoneNumberFilter{Page: pg})
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	trunks, agents, err := s.numberChoices(r.Context(), orgID(r))
+	trunks, agents, err := s.numberLabels(r.Context(), orgID(r), numbers)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -31,10 +33,10 @@ func (s *Server) listNumbers(w http.ResponseWriter, r *http.Request) {
 	for i, n := range numbers {
 		rows[i] = numberRow{PhoneNumber: n, Trunk: label(trunks, n.SIPTrunkID), Agent: label(agents, n.AgentID)}
 	}
-	s.render(w, r, http.StatusOK, "numbers", "Phone numbers", "numbers", struct {
+	s.render(w, r, listStatus(problems), "numbers", "Phone numbers", "numbers", struct {
 		Numbers []numberRow
-		Total   int
-	}{rows, total})
+		Pager   pager
+	}{rows, newPager(r.URL, pg, total, problems)})
 }
 
 // label is the name of the choice id names ("" for none).
@@ -50,18 +52,45 @@ func label(choices []option, id *string) string {
 	return *id
 }
 
-// numberChoices are the organization's trunks and agents (the first page
-// of each), for a number's references.
-func (s *Server) numberChoices(ctx context.Context, orgID string) (trunks, agents []option, err error) {
-	first := store.Page{Number: 1, Size: maxPageSize, SortDir: store.Asc}
-	ts, _, err := s.SIPTrunks.List(ctx, orgID, first)
+// numberLabels are the names of the trunks and agents the numbers name:
+// a page of the list needs only its own agents, however many there are.
+func (s *Server) numberLabels(ctx context.Context, orgID string, numbers []model.PhoneNumber) (trunks, agents []option, err error) {
+	var ids []string
+	for _, n := range numbers {
+		if n.AgentID != nil {
+			ids = append(ids, *n.AgentID)
+		}
+	}
+	as, err := s.Agents.BatchGet(ctx, orgID, ids)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, a := range as {
+		agents = append(agents, option{a.ID, a.Name})
+	}
+	ts, err := allPages(func(p store.Page) ([]model.SIPTrunk, int, error) { return s.SIPTrunks.List(ctx, orgID, p) })
 	if err != nil {
 		return nil, nil, err
 	}
 	for _, t := range ts {
 		trunks = append(trunks, option{t.ID, t.FriendlyName})
 	}
-	as, _, err := s.Agents.List(ctx, orgID, store.AgentFilter{Page: first, SortBy: store.SortName})
+	return trunks, agents, nil
+}
+
+// numberChoices are the organization's trunks and agents, all of them,
+// for a number's references.
+func (s *Server) numberChoices(ctx context.Context, orgID string) (trunks, agents []option, err error) {
+	ts, err := allPages(func(p store.Page) ([]model.SIPTrunk, int, error) { return s.SIPTrunks.List(ctx, orgID, p) })
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, t := range ts {
+		trunks = append(trunks, option{t.ID, t.FriendlyName})
+	}
+	as, err := allPages(func(p store.Page) ([]agent.View, int, error) {
+		return s.Agents.List(ctx, orgID, store.AgentFilter{Page: p, SortBy: store.SortName})
+	})
 	if err != nil {
 		return nil, nil, err
 	}

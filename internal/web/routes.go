@@ -39,6 +39,12 @@ func (s *Server) routes() []route {
 		h("POST /agents/{id}/duplicate", s.duplicateAgent),
 		h("GET /agents/{id}/delete", s.confirmDeleteAgent),
 		h("POST /agents/{id}/delete", s.deleteAgent),
+		h("GET /agents/{id}/tools/new", s.newTool),
+		h("POST /agents/{id}/tools", s.createTool),
+		h("GET /agents/{id}/tools/{toolId}", s.editTool),
+		h("POST /agents/{id}/tools/{toolId}", s.updateTool),
+		h("GET /agents/{id}/tools/{toolId}/delete", s.confirmDeleteTool),
+		h("POST /agents/{id}/tools/{toolId}/delete", s.deleteTool),
 
 		// Talking to an agent from the browser (talk.go).
 		h("GET /agents/{id}/talk", s.talkPage),
@@ -49,6 +55,13 @@ func (s *Server) routes() []route {
 		h("POST /keys", s.createKey),
 		h("GET /keys/{id}/revoke", s.confirmRevokeKey),
 		h("POST /keys/{id}/revoke", s.revokeKey),
+
+		h("GET /users", s.listUsers),
+		h("POST /users", s.addUser),
+		h("GET /users/{id}/reset", s.confirmResetPassword),
+		h("POST /users/{id}/reset", s.resetPassword),
+		h("GET /users/{id}/delete", s.confirmRemoveUser),
+		h("POST /users/{id}/delete", s.removeUser),
 
 		// Organization admin: trunks, numbers, settings, knowledge bases.
 		h("GET /trunks", s.listTrunks),
@@ -65,6 +78,13 @@ func (s *Server) routes() []route {
 		h("POST /numbers/{id}", s.updateNumber),
 		h("GET /numbers/{id}/delete", s.confirmDeleteNumber),
 		h("POST /numbers/{id}/delete", s.deleteNumber),
+		h("GET /connections", s.listConnections),
+		h("GET /connections/new", s.newConnection),
+		h("POST /connections", s.createConnection),
+		h("GET /connections/{id}", s.editConnection),
+		h("POST /connections/{id}", s.updateConnection),
+		h("GET /connections/{id}/delete", s.confirmDeleteConnection),
+		h("POST /connections/{id}/delete", s.deleteConnection),
 		h("GET /settings", s.settings),
 		h("POST /settings", s.updateSettings),
 		h("POST /settings/webhook-secret", s.rotateWebhookSecret),

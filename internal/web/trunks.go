@@ -10,7 +10,6 @@ import (
 	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/opt"
 	"github.com/parley-voice/parley/internal/siptrunk"
-	"github.com/parley-voice/parley/internal/store"
 )
 
 // trunkRow is a trunk in the list, with its registration's live state.
@@ -20,7 +19,8 @@ type trunkRow struct {
 }
 
 func (s *Server) listTrunks(w http.ResponseWriter, r *http.Request) {
-	trunks, total, err := s.SIPTrunks.List(r.Context(), orgID(r), store.Page{Number: 1, Size: maxPageSize, SortDir: store.Asc})
+	pg, problems := adminPage(r)
+	trunks, total, err := s.SIPTrunks.List(r.Context(), orgID(r), pg)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -29,10 +29,10 @@ func (s *Server) listTrunks(w http.ResponseWriter, r *http.Request) {
 	for i, t := range trunks {
 		rows[i] = trunkRow{SIPTrunk: t, Registration: liveStatus(t)}
 	}
-	s.render(w, r, http.StatusOK, "trunks", "SIP trunks", "trunks", struct {
+	s.render(w, r, listStatus(problems), "trunks", "SIP trunks", "trunks", struct {
 		Trunks []trunkRow
-		Total  int
-	}{rows, total})
+		Pager  pager
+	}{rows, newPager(r.URL, pg, total, problems)})
 }
 
 // liveStatus is the trunk's registration state (nil: it does not register).

@@ -61,6 +61,19 @@ func (t *tx) ListMessagingConnections(ctx context.Context, orgID string, p store
 	}, scanMessagingConnection, "list messaging connections")
 }
 
+func (t *tx) UpdateMessagingConnection(ctx context.Context, c *model.MessagingConnection) error {
+	if !uuids(c.OrgID) {
+		return notFound("update messaging connection %s", c.ID)
+	}
+	c.UpdatedAt = stamp(c.UpdatedAt)
+	return t.change(ctx, "update messaging connection "+c.ID,
+		`UPDATE messaging_connections SET name = ?, provider = ?, base_url = ?, account_sid = ?, auth_token = ?,
+			from_number = ?, messaging_service_sid = ?, updated_at = ?
+		WHERE org_id = ? AND id = ?`,
+		c.Name, c.Provider, c.BaseURL, c.AccountSID, secret(c.AuthToken),
+		c.FromNumber, c.MessagingServiceSID, t.time(c.UpdatedAt), c.OrgID, c.ID)
+}
+
 // DeleteMessagingConnection deletes the connection; the schema unassigns it
 // from agents.
 func (t *tx) DeleteMessagingConnection(ctx context.Context, orgID, id string) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/store"
 )
 
 const userColumns = "id, org_id, email, password_hash, must_change_password, created_at, updated_at"
@@ -57,4 +58,26 @@ func (t *tx) SetUserPassword(ctx context.Context, orgID, id, hash string, mustCh
 
 func (t *tx) CountUsers(ctx context.Context) (int, error) {
 	return t.count(ctx, "count users", `SELECT count(*) FROM users`)
+}
+
+func (t *tx) ListUsers(ctx context.Context, orgID string, p store.Page) ([]model.User, int, error) {
+	if !uuids(orgID) {
+		return []model.User{}, 0, nil
+	}
+	return list(ctx, t, listing{
+		columns: userColumns,
+		from:    "users",
+		where:   "org_id = ?",
+		args:    []any{orgID},
+		order:   newestFirst(p),
+		page:    p,
+	}, scanUser, "list users")
+}
+
+// DeleteUser deletes the user; the schema deletes their sessions with them.
+func (t *tx) DeleteUser(ctx context.Context, orgID, id string) error {
+	if !uuids(orgID, id) {
+		return notFound("delete user %s", id)
+	}
+	return t.change(ctx, "delete user "+id, `DELETE FROM users WHERE org_id = ? AND id = ?`, orgID, id)
 }

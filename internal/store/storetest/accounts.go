@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/parley-voice/parley/internal/model"
@@ -49,6 +50,39 @@ var userTests = []test{
 		if got.PasswordHash != "new-hash" || got.MustChangePassword || !got.UpdatedAt.After(u.UpdatedAt) {
 			t.Fatalf("after setting the password: %+v", got)
 		}
+	}},
+	{"List", func(t *testing.T, b *bundle) {
+		var rows []created
+		for i, sec := range []int{6, 6, 6, 2} {
+			u := model.User{OrgID: b.org.ID, Email: fmt.Sprintf("u%d@example.com", i), PasswordHash: "h", CreatedAt: at(sec), UpdatedAt: at(sec)}
+			b.update(t, func(tx store.Tx) error { return tx.CreateUser(b.ctx, &u) })
+			rows = append(rows, created{u.ID, u.CreatedAt})
+		}
+		newUser(t, b, b.other.ID, "other@example.com")
+		checkPaging(t, oldestFirst(rows), func(p store.Page) ([]string, int) {
+			var total int
+			got := read(t, b, func(tx store.Tx) ([]model.User, error) {
+				rows, n, err := tx.ListUsers(b.ctx, b.org.ID, p)
+				total = n
+				return rows, err
+			})
+			return ids(got, func(u model.User) string { return u.ID }), total
+		})
+	}},
+	{"DeleteEndsSessions", func(t *testing.T, b *bundle) {
+		u := newUser(t, b, b.org.ID, "ada@example.com")
+		kept := newUser(t, b, b.org.ID, "bob@example.com")
+		s, keptSession := newSession(t, b, u, 60), newSession(t, b, kept, 60)
+		// Another organization's id, or a malformed one, deletes nothing.
+		wantIs(t, b.writeErr(func(tx store.Tx) error { return tx.DeleteUser(b.ctx, b.other.ID, u.ID) }), store.ErrNotFound)
+		wantIs(t, b.writeErr(func(tx store.Tx) error { return tx.DeleteUser(b.ctx, b.org.ID, "not-a-uuid") }), store.ErrNotFound)
+		b.update(t, func(tx store.Tx) error { return tx.DeleteUser(b.ctx, b.org.ID, u.ID) })
+		wantIs(t, readErr(b, func(tx store.Tx) (model.User, error) { return tx.GetUser(b.ctx, b.org.ID, u.ID) }), store.ErrNotFound)
+		wantIs(t, readErr(b, func(tx store.Tx) (model.Session, error) { return tx.GetSessionByHash(b.ctx, s.Hash) }), store.ErrNotFound)
+		wantIs(t, b.writeErr(func(tx store.Tx) error { return tx.DeleteUser(b.ctx, b.org.ID, u.ID) }), store.ErrNotFound)
+		wantEqual(t, keptSession, read(t, b, func(tx store.Tx) (model.Session, error) { return tx.GetSessionByHash(b.ctx, keptSession.Hash) }))
+		// The email is free again.
+		newUser(t, b, b.other.ID, "ada@example.com")
 	}},
 	{"Count", func(t *testing.T, b *bundle) {
 		wantEqual(t, 0, read(t, b, func(tx store.Tx) (int, error) { return tx.CountUsers(b.ctx) }))

@@ -31,6 +31,19 @@ var messagingConnectionTests = []test{
 			return tx.GetMessagingConnection(b.ctx, b.org.ID, c.ID)
 		}), store.ErrNotFound)
 	}},
+	{"Update", func(t *testing.T, b *bundle) {
+		c := newMessagingConnection(t, b, b.org.ID)
+		c.Name, c.BaseURL, c.AccountSID, c.AuthToken = ptr("Renamed"), "https://sms.example.com", "AC999", []byte("new-sealed")
+		c.FromNumber, c.MessagingServiceSID, c.UpdatedAt = nil, ptr("MG9"), at(5)
+		b.update(t, func(tx store.Tx) error { return tx.UpdateMessagingConnection(b.ctx, &c) })
+		wantEqual(t, c, getMessagingConnection(t, b, b.org.ID, c.ID))
+		// Another organization's connection is not found, and stays as it was.
+		theirs := newMessagingConnection(t, b, b.other.ID)
+		hijack := theirs
+		hijack.OrgID, hijack.AccountSID = b.org.ID, "ACstolen"
+		wantIs(t, b.writeErr(func(tx store.Tx) error { return tx.UpdateMessagingConnection(b.ctx, &hijack) }), store.ErrNotFound)
+		wantEqual(t, theirs, getMessagingConnection(t, b, b.other.ID, theirs.ID))
+	}},
 	{"AuthTokenNilAndEmpty", func(t *testing.T, b *bundle) {
 		c := newMessagingConnection(t, b, b.org.ID, func(c *model.MessagingConnection) { c.AuthToken = []byte{} })
 		if got := getMessagingConnection(t, b, b.org.ID, c.ID); got.AuthToken != nil {

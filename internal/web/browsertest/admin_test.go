@@ -102,6 +102,19 @@ func TestAdminPages(t *testing.T) {
 	}
 	screenshot(t, ctx, "settings")
 
+	// A colleague: added by email, their one-time password shown once.
+	run(t, ctx,
+		chromedp.Click(`//nav//a[text()="Users"]`),
+		chromedp.WaitVisible(chromedp.CSS(`#f-email`)),
+		chromedp.SendKeys(chromedp.CSS(`#f-email`), "bob@example.com"),
+		chromedp.Submit(chromedp.CSS(`#f-email`)),
+		chromedp.WaitVisible(chromedp.CSS(`#one-time-password`)),
+	)
+	if _, _, err := e.svc.Accounts.SignIn(bg, "bob@example.com", read(t, ctx, chromedp.Value(chromedp.CSS(`#one-time-password`)))); err != nil {
+		t.Fatalf("the shown one-time password does not sign in: %v", err)
+	}
+	screenshot(t, ctx, "users")
+
 	run(t, ctx, chromedp.Navigate(e.url+"/trunks"), chromedp.WaitVisible(`//a[text()="Carrier"]`))
 	screenshot(t, ctx, "trunks")
 

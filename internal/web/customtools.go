@@ -1,0 +1,275 @@
+package web
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/parley-voice/parley/internal/agent"
+	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/opt"
+)
+
+// toolFormData is a custom tool's form, on its agent.
+type toolFormData struct {
+	formState
+	AgentID, AgentName string
+	ID                 string
+	Creating, Saved    bool
+}
+
+// Fields are the form's inputs, by name.
+func (d toolFormData) Fields() map[string]fieldView {
+	out := map[string]fieldView{}
+	for _, f := range toolFields {
+		out[f.Name] = d.field(f)
+	}
+	return out
+}
+
+var toolFields = func() []agentField {
+	timeout := agentField{Name: "timeoutSeconds", Label: "Timeout (seconds)", Kind: kindInt, Step: 1,
+		Help: "How long the agent waits for the webhook's answer: 1 to " + strconv.Itoa(agent.MaxToolTimeoutSeconds) + "; blank: the default."}
+	timeout.Min, timeout.Max, timeout.HasMin, timeout.HasMax = between(1, agent.MaxToolTimeoutSeconds)
+	return []agentField{
+		{Name: "name", Label: "Name", Kind: kindText, Required: true, MaxLen: 64,
+			Help: "What the model calls the tool by: 1 to 64 letters, digits, _ or -, unique on this agent, not a system tool's name (" + strings.Join(agent.SystemToolNames, ", ") + ")."},
+		{Name: "description", Label: "Description", Kind: kindTextarea, MaxLen: agent.MaxToolDescriptionLen,
+			Help: "When and why the model should use the tool; at most " + strconv.Itoa(agent.MaxToolDescriptionLen) + " characters."},
+		{Name: "webhookUrl", Label: "Webhook URL", Kind: kindURL, Required: true, Help: "An absolute http or https URL; Parley POSTs the tool's arguments to it."},
+		{Name: "schema", Label: "Arguments schema", Kind: kindJSON,
+			Help: `A JSON Schema object of the arguments, such as {"type": "object", "properties": {"date": {"type": "string"}}}; blank: no arguments.`},
+		{Name: "headers", Label: "Headers", Kind: kindTextarea,
+			Help: "One header a line, as Name: value; at most " + strconv.Itoa(agent.MaxToolKeyValues) + "."},
+		{Name: "queryParams", Label: "Query parameters", Kind: kindTextarea,
+			Help: "One parameter a line, as name=value; at most " + strconv.Itoa(agent.MaxToolKeyValues) + "."},
+		timeout,
+	}
+}()
+
+// toolInput reads the tool form.
+func toolInput(form url.Values, creating bool) (agent.ToolInput, *formReader) {
+	fr := newFormReader(form, creating)
+	in := agent.ToolInput{
+		Name:               fr.required("name"),
+		Description:        fr.text("description"),
+		WebhookURL:         fr.required("webhookUrl"),
+		Enabled:            opt.Value(fr.checked("enabled")),
+		SendRawRequestBody: opt.Value(fr.checked("sendRawRequestBody")),
+		TimeoutSeconds:     fr.number("timeoutSeconds", false),
+		Headers:            fr.keyValues("headers", ":", "Name: value"),
+		QueryParams:        fr.keyValues("queryParams", "=", "name=value"),
+	}
+	if v, ok := fr.raw("schema"); ok {
+		switch {
+		case v == "":
+			in.Schema = blank[map[string]any](creating)
+		default:
+			var schema map[string]any
+			if err := json.Unmarshal([]byte(v), &schema); err != nil || schema == nil {
+				fr.problems.Add("schema", "must be a JSON object")
+			} else {
+				in.Schema = opt.Value(schema)
+			}
+		}
+	}
+	return in, fr
+}
+
+// keyValues reads a textarea of one key and value a line, split at sep;
+// blank lines are skipped.
+func (fr *formReader) keyValues(name, sep, shape string) opt.Field[[]model.KeyValue] {
+	lines := fr.lines(name)
+	if !lines.Present() {
+		return opt.Field[[]model.KeyValue]{}
+	}
+	out := []model.KeyValue{}
+	for i, line := range lines.V {
+		k, v, ok := strings.Cut(line, sep)
+		if !ok {
+			fr.problems.Add(name, "line %d: write it as %s", i+1, shape)
+			continue
+		}
+		out = append(out, model.KeyValue{Key: strings.TrimSpace(k), Value: strings.TrimSpace(v)})
+	}
+	return opt.Value(out)
+}
+
+// toolValues is a stored tool as the form's inputs.
+func toolValues(t model.CustomTool) map[string]string {
+	v := map[string]string{"name": t.Name, "webhookUrl": t.WebhookURL}
+	if t.Description != nil {
+		v["description"] = *t.Description
+	}
+	if b, err := json.MarshalIndent(t.Schema, "", "  "); err == nil {
+		v["schema"] = string(b)
+	}
+	join := func(kvs []model.KeyValue, sep string) string {
+		lines := make([]string, len(kvs))
+		for i, kv := range kvs {
+			lines[i] = kv.Key + sep + kv.Value
+		}
+		return strings.Join(lines, "\n")
+	}
+	v["headers"], v["queryParams"] = join(t.Headers, ": "), join(t.QueryParams, "=")
+	if t.TimeoutSeconds != nil {
+		v["timeoutSeconds"] = strconv.Itoa(*t.TimeoutSeconds)
+	}
+	if t.Enabled {
+		v["enabled"] = "on"
+	}
+	if t.SendRawRequestBody {
+		v["sendRawRequestBody"] = "on"
+	}
+	return v
+}
+
+// toolAgent is the agent the path names, for its tools' pages: another
+// organization's is not found.
+func (s *Server) toolAgent(w http.ResponseWriter, r *http.Request) (agent.View, bool) {
+	v, err := s.Agents.Get(r.Context(), orgID(r), r.PathValue("id"))
+	if err != nil {
+		s.failFind(w, r, err)
+		return agent.View{}, false
+	}
+	return v, true
+}
+
+func (s *Server) newTool(w http.ResponseWriter, r *http.Request) {
+	a, ok := s.toolAgent(w, r)
+	if !ok {
+		return
+	}
+	d := toolFormData{AgentID: a.ID, AgentName: a.Name, Creating: true}
+	d.Values = map[string]string{"enabled": "on"}
+	s.renderToolForm(w, r, http.StatusOK, d)
+}
+
+func (s *Server) createTool(w http.ResponseWriter, r *http.Request) {
+	a, ok := s.toolAgent(w, r)
+	if !ok {
+		return
+	}
+	if err := r.ParseForm(); err != nil {
+		s.renderError(w, r, http.StatusBadRequest, "The form could not be read.")
+		return
+	}
+	in, fr := toolInput(r.PostForm, true)
+	err := fr.err()
+	if err == nil {
+		var t model.CustomTool
+		if t, err = s.Agents.CreateTool(r.Context(), orgID(r), a.ID, in); err == nil {
+			http.Redirect(w, r, toolPath(a.ID, t.ID)+"?saved=1", http.StatusSeeOther)
+			return
+		}
+	}
+	d := toolFormData{AgentID: a.ID, AgentName: a.Name, Creating: true}
+	d.Values = fr.values
+	s.toolFormFailed(w, r, d, err)
+}
+
+func (s *Server) editTool(w http.ResponseWriter, r *http.Request) {
+	a, ok := s.toolAgent(w, r)
+	if !ok {
+		return
+	}
+	t, err := s.Agents.Tool(r.Context(), orgID(r), a.ID, r.PathValue("toolId"))
+	if err != nil {
+		s.failFind(w, r, err)
+		return
+	}
+	d := toolFormData{AgentID: a.ID, AgentName: a.Name, ID: t.ID, Saved: r.URL.Query().Get("saved") == "1"}
+	d.Values = toolValues(t)
+	s.renderToolForm(w, r, http.StatusOK, d)
+}
+
+func (s *Server) updateTool(w http.ResponseWriter, r *http.Request) {
+	a, ok := s.toolAgent(w, r)
+	if !ok {
+		return
+	}
+	t, err := s.Agents.Tool(r.Context(), orgID(r), a.ID, r.PathValue("toolId"))
+	if err != nil {
+		s.failFind(w, r, err)
+		return
+	}
+	if err := r.ParseForm(); err != nil {
+		s.renderError(w, r, http.StatusBadRequest, "The form could not be read.")
+		return
+	}
+	in, fr := toolInput(r.PostForm, false)
+	err = fr.err()
+	if err == nil {
+		if _, err = s.Agents.UpdateTool(r.Context(), orgID(r), a.ID, t.ID, in); err == nil {
+			http.Redirect(w, r, toolPath(a.ID, t.ID)+"?saved=1", http.StatusSeeOther)
+			return
+		}
+	}
+	d := toolFormData{AgentID: a.ID, AgentName: a.Name, ID: t.ID}
+	d.Values = fr.values
+	s.toolFormFailed(w, r, d, err)
+}
+
+func (s *Server) toolFormFailed(w http.ResponseWriter, r *http.Request, d toolFormData, err error) {
+	errs, msg, ok := refusal(err)
+	if !ok {
+		s.failFind(w, r, err)
+		return
+	}
+	// The schema's inner rules ("schema.type") belong to its input.
+	d.Errors = fieldErrors{}
+	for name, msgs := range errs {
+		if top := topField(name); top != name {
+			for i := range msgs {
+				msgs[i] = name + ": " + msgs[i]
+			}
+			name = top
+		}
+		d.Errors[name] = append(d.Errors[name], msgs...)
+	}
+	d.Message = msg
+	if d.Message == "" {
+		d.Message = "The tool was not saved: correct the fields marked below."
+	}
+	s.renderToolForm(w, r, http.StatusBadRequest, d)
+}
+
+func (s *Server) renderToolForm(w http.ResponseWriter, r *http.Request, status int, d toolFormData) {
+	title := "New custom tool"
+	if !d.Creating {
+		title = "Edit tool " + d.Values["name"]
+	}
+	s.render(w, r, status, "tool", title, "agents", d)
+}
+
+func (s *Server) confirmDeleteTool(w http.ResponseWriter, r *http.Request) {
+	a, ok := s.toolAgent(w, r)
+	if !ok {
+		return
+	}
+	t, err := s.Agents.Tool(r.Context(), orgID(r), a.ID, r.PathValue("toolId"))
+	if err != nil {
+		s.failFind(w, r, err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "confirm", "Delete tool "+t.Name, "agents", confirmData{
+		Question: "Delete the custom tool “" + t.Name + "” of " + a.Name + "? The agent can no longer call it.",
+		Action:   toolPath(a.ID, t.ID) + "/delete", Button: "Delete tool", Cancel: toolPath(a.ID, t.ID),
+	})
+}
+
+func (s *Server) deleteTool(w http.ResponseWriter, r *http.Request) {
+	a, ok := s.toolAgent(w, r)
+	if !ok {
+		return
+	}
+	if err := s.Agents.DeleteTool(r.Context(), orgID(r), a.ID, r.PathValue("toolId")); err != nil {
+		s.failFind(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/agents/"+a.ID+"#tools", http.StatusSeeOther)
+}
+
+func toolPath(agentID, toolID string) string { return "/agents/" + agentID + "/tools/" + toolID }
