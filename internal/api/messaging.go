@@ -49,24 +49,3 @@ func pathConnectionID(w http.ResponseWriter, r *http.Request) (string, bool) {
 	}
 	return id, true
 }
-
-// updateMessagingConnection is PATCH /messaging-connections/{id}: a
-// partial update, as the dashboard's form makes (its ids are not UUIDs,
-// hence not updateHandler).
-func (s *Server) updateMessagingConnection(w http.ResponseWriter, r *http.Request) {
-	id, ok := pathConnectionID(w, r)
-	if !ok {
-		return
-	}
-	var in sms.ConnectionInput
-	if err := decode(r, &in); err != nil {
-		writeError(w, r, err)
-		return
-	}
-	c, err := s.MessagingConnections.Update(r.Context(), orgID(r), id, in)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeData(w, http.StatusOK, s.presentMessagingConnection(c))
-}

@@ -82,7 +82,6 @@ func (s *Server) routes() []route {
 		h("POST /v1/messaging-connections", createHandler(s.MessagingConnections.Create, s.presentMessagingConnection)),
 		list("GET /v1/messaging-connections", listHandler(s.MessagingConnections.List, s.presentMessagingConnection)),
 		h("GET /v1/messaging-connections/{id}", getHandler(pathConnectionID, s.MessagingConnections.Get, s.presentMessagingConnection)),
-		h("PATCH /v1/messaging-connections/{id}", s.updateMessagingConnection),
 		h("DELETE /v1/messaging-connections/{id}", deleteHandler(pathConnectionID, s.MessagingConnections.Delete)),
 
 		h("POST /v1/knowledge-bases", createHandler(s.KnowledgeBases.CreateDetail, withSources)),
