@@ -44,6 +44,7 @@ const badMark = "BAD"
 func TestBadTextIsRefusedOnEveryStore(t *testing.T) {
 	for name, engine := range engines(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // each store has an env of its own
 			b := newInboundBench(t, "Hi!", engine)
 			e := b.env
 			folder := e.create("/v1/folders", map[string]any{"name": "F"})["id"].(string)
@@ -232,6 +233,7 @@ func (b *inboundBench) postInbound(t testing.TB, body string) (int, string) {
 func TestInboundWebhookReplyWithBadText(t *testing.T) {
 	for name, engine := range engines(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // each store has an env of its own
 			b := newInboundBench(t, "Let me check.", engine)
 			hook := newReceiver(t)
 			b.createAgent(map[string]any{"messagingConnectionId": b.conn["id"], "messagingConfig": map[string]any{
