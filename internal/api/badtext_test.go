@@ -44,6 +44,7 @@ const badMark = "BAD"
 func TestBadTextIsRefusedOnEveryStore(t *testing.T) {
 	for name, engine := range engines(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // each store has an env of its own
 			b := newInboundBench(t, "Hi!", engine)
 			e := b.env
 			folder := e.create("/v1/folders", map[string]any{"name": "F"})["id"].(string)
@@ -52,21 +53,25 @@ func TestBadTextIsRefusedOnEveryStore(t *testing.T) {
 			tool := e.create("/v1/agents/"+agent+"/custom-tools", map[string]any{"name": "t", "webhookUrl": "https://example.com/t"})["id"].(string)
 			cases := badTextCases(agent, folder, kb, tool)
 			for _, c := range cases {
+				// What check answers right after one refusal is what it
+				// answers right before the next: one look between requests.
+				before := stored(t, e, c.check)
 				for _, k := range badTexts {
 					path, body := strings.ReplaceAll(c.path, badMark, k.query), strings.ReplaceAll(c.body, badMark, k.json)
 					if strings.Contains(c.path, badMark) && k.query == "" {
 						continue
 					}
-					before := stored(t, e, c.check)
 					r := e.do(c.method, path, bodyOrNil(body))
 					field := strings.ReplaceAll(c.field, badMark, k.shown)
 					if r.Status != http.StatusBadRequest || r.ErrorCode(t) != codeValidationFailed ||
 						!slices.Equal(r.ErrorFields(t), []string{field}) || !textMessage(t, r) {
 						t.Errorf("%s %s, %s: %d %s; want 400 validation_failed naming %s", c.method, c.path, k.name, r.Status, r.Body, field)
 					}
-					if after := stored(t, e, c.check); after != before {
+					after := stored(t, e, c.check)
+					if after != before {
 						t.Errorf("%s %s, %s: %s changed:\n%s\n%s", c.method, c.path, k.name, c.check, before, after)
 					}
+					before = after
 				}
 				if c.good != 0 {
 					e.must(c.good, c.method, strings.ReplaceAll(c.path, badMark, "ok"), bodyOrNil(strings.ReplaceAll(c.body, badMark, "ok")))
@@ -228,6 +233,7 @@ func (b *inboundBench) postInbound(t testing.TB, body string) (int, string) {
 func TestInboundWebhookReplyWithBadText(t *testing.T) {
 	for name, engine := range engines(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // each store has an env of its own
 			b := newInboundBench(t, "Let me check.", engine)
 			hook := newReceiver(t)
 			b.createAgent(map[string]any{"messagingConnectionId": b.conn["id"], "messagingConfig": map[string]any{

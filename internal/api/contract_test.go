@@ -27,11 +27,14 @@ const contractPath = "../../openapi.yaml"
 // The document's paths are full paths ("/v1/agents") under its one server,
 // http://127.0.0.1:8080; requests are routed as if sent there, whatever host
 // the test server really had. Validation uses kin-openapi's openapi3filter,
-// which validates schemas of an OpenAPI 3.1 document as JSON Schema 2020-12.
+// which validates schemas of an OpenAPI 3.1 document as JSON Schema 2020-12,
+// except for JSON bodies: schemas validates those, as openapi3filter would,
+// with each schema compiled once.
 type contract struct {
-	doc    *openapi3.T
-	router routers.Router
-	server *url.URL
+	doc     *openapi3.T
+	router  routers.Router
+	server  *url.URL
+	schemas *schemaCache
 }
 
 var (
@@ -71,7 +74,11 @@ func newContract(path string) (*contract, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: building the router: %w", path, err)
 	}
-	return &contract{doc: doc, router: router, server: server}, nil
+	schemas, err := newSchemaCache(doc)
+	if err != nil {
+		return nil, fmt.Errorf("%s: preparing its schemas: %w", path, err)
+	}
+	return &contract{doc: doc, router: router, server: server, schemas: schemas}, nil
 }
 
 // options are the validation options of every exchange: authentication is
@@ -89,19 +96,36 @@ func (c *contract) options() *openapi3filter.Options {
 	return o
 }
 
-// formatOptions make the formats the document uses assertions: kin-openapi
+// stringFormats make the formats the document uses assertions: kin-openapi
 // checks date-time on its own, uuid and uri only when told how.
+var stringFormats = map[string]openapi3.StringFormatValidator{
+	"uuid": openapi3.NewRegexpFormatValidator(
+		`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`),
+	"uri": openapi3.NewCallbackValidator(func(s string) error {
+		if u, err := url.Parse(s); err != nil || !u.IsAbs() {
+			return fmt.Errorf("%q is not an absolute URI", s)
+		}
+		return nil
+	}),
+}
+
 func formatOptions() []openapi3.SchemaValidationOption {
-	return []openapi3.SchemaValidationOption{
-		openapi3.WithStringFormatValidator("uuid", openapi3.NewRegexpFormatValidator(
-			`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)),
-		openapi3.WithStringFormatValidator("uri", openapi3.NewCallbackValidator(func(s string) error {
-			if u, err := url.Parse(s); err != nil || !u.IsAbs() {
-				return fmt.Errorf("%q is not an absolute URI", s)
-			}
-			return nil
-		})),
+	var opts []openapi3.SchemaValidationOption
+	for name, f := range stringFormats {
+		opts = append(opts, openapi3.WithStringFormatValidator(name, f))
 	}
+	return opts
+}
+
+// schemaOptions are the options openapi3filter validates a body with, but
+// EnableJSONSchema2020: schemaCache decides where that applies. direction is
+// VisitAsRequest, VisitAsResponse or nil.
+func schemaOptions(direction openapi3.SchemaValidationOption) []openapi3.SchemaValidationOption {
+	opts := append(formatOptions(), openapi3.MultiErrors(), openapi3.SetSchemaErrorMessageCustomizer(schemaErrorMessage))
+	if direction != nil {
+		opts = append(opts, direction)
+	}
+	return opts
 }
 
 // check validates req (with its body bytes) and the response (status,
@@ -139,27 +163,82 @@ func (c *contract) check(t testing.TB, req *http.Request, reqBody []byte, resp *
 		t.Errorf("contract: %s: no such operation in openapi.yaml (%v)", where, err)
 		return
 	}
-	ctx := context.Background()
 	in := &openapi3filter.RequestValidationInput{
 		Request: routed, PathParams: pathParams, Route: route, Options: c.options(),
 	}
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
-		if err := openapi3filter.ValidateRequest(ctx, in); err != nil {
+		if err := c.validateRequest(in, reqBody); err != nil {
 			t.Errorf("contract: %s: the request was accepted but does not match openapi.yaml %s %s:\n%s",
 				where, route.Method, route.Path, describeErr(err))
 		}
+	}
+	if err := c.validateResponse(in, resp, respBody); err != nil {
+		t.Errorf("contract: %s: the response does not match openapi.yaml %s %s:\n%s\nbody: %s",
+			where, route.Method, route.Path, describeErr(err), clip(respBody))
+	}
+}
+
+// validateRequest is openapi3filter.ValidateRequest, with a JSON body
+// validated through the schema cache.
+func (c *contract) validateRequest(in *openapi3filter.RequestValidationInput, body []byte) error {
+	var media *openapi3.MediaType
+	rb := in.Route.Operation.RequestBody
+	if rb != nil && rb.Value != nil && len(body) > 0 {
+		media = jsonMedia(rb.Value.Content, in.Request.Header.Get("Content-Type"))
+	}
+	in.Options.ExcludeRequestBody = media != nil
+	var problems openapi3.MultiError
+	if err := openapi3filter.ValidateRequest(context.Background(), in); err != nil {
+		problems = append(problems, err)
+	}
+	if media != nil {
+		if problem, err := c.checkBody(media, body, openapi3.VisitAsRequest()); err != nil {
+			problems = append(problems, &openapi3filter.RequestError{Input: in, RequestBody: rb.Value, Reason: problem, Err: err})
+		}
+	}
+	if len(problems) > 0 {
+		return problems
+	}
+	return nil
+}
+
+// validateResponse is openapi3filter.ValidateResponse, with a JSON body
+// validated through the schema cache.
+func (c *contract) validateResponse(in *openapi3filter.RequestValidationInput, resp *http.Response, body []byte) error {
+	var media *openapi3.MediaType
+	responses := in.Route.Operation.Responses
+	r := responses.Status(resp.StatusCode)
+	if r == nil {
+		r = responses.Default()
+	}
+	if r != nil && r.Value != nil && validatesResponse(in.Request.Method, resp.StatusCode) {
+		media = jsonMedia(r.Value.Content, resp.Header.Get("Content-Type"))
 	}
 	out := &openapi3filter.ResponseValidationInput{
 		RequestValidationInput: in,
 		Status:                 resp.StatusCode,
 		Header:                 resp.Header,
-		Body:                   io.NopCloser(bytes.NewReader(respBody)),
+		Body:                   io.NopCloser(bytes.NewReader(body)),
 		Options:                c.options(),
 	}
-	if err := openapi3filter.ValidateResponse(ctx, out); err != nil {
-		t.Errorf("contract: %s: the response does not match openapi.yaml %s %s:\n%s\nbody: %s",
-			where, route.Method, route.Path, describeErr(err), clip(respBody))
+	out.Options.ExcludeResponseBody = media != nil
+	if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil || media == nil {
+		return err
 	}
+	if problem, err := c.checkBody(media, body, openapi3.VisitAsResponse()); err != nil {
+		return &openapi3filter.ResponseError{Input: out, Reason: "response body " + problem, Err: err}
+	}
+	return nil
+}
+
+// validatesResponse is false where openapi3filter validates no response:
+// to HEAD, and redirects and 304.
+func validatesResponse(method string, status int) bool {
+	switch status {
+	case http.StatusNotModified, http.StatusPermanentRedirect, http.StatusTemporaryRedirect, http.StatusMovedPermanently:
+		return false
+	}
+	return method != http.MethodHead
 }
 
 // routable is a copy of req addressed to the document's server, carrying
@@ -209,8 +288,7 @@ func (c *contract) checkUnrouted(resp *http.Response, body []byte) []string {
 	if err := json.Unmarshal(body, &v); err != nil {
 		return append(problems, fmt.Sprintf("body is not JSON: %v\nbody: %s", err, clip(body)))
 	}
-	if err := mt.Schema.Value.VisitJSON(v, append(formatOptions(), openapi3.EnableJSONSchema2020(),
-		openapi3.MultiErrors(), openapi3.SetSchemaErrorMessageCustomizer(schemaErrorMessage))...); err != nil {
+	if err := c.schemas.validate(mt.Schema.Value, v, schemaOptions(nil)); err != nil {
 		problems = append(problems, fmt.Sprintf("body does not match components/responses/%s:\n%s\nbody: %s",
 			name, describeErr(err), clip(body)))
 	}
@@ -267,21 +345,7 @@ func flattenErr(err error) []string {
 // without kin-openapi's dump of the schema and the value.
 func schemaErrorMessage(err *openapi3.SchemaError) string {
 	if i := strings.Index(err.Reason, "jsonschema validation failed"); i >= 0 {
-		// Converted from the JSON Schema 2020-12 validator: a tree whose
-		// leaves name their place ("- at '/data/name': got number, want
-		// string"); keep the leaves, drop the grouping lines.
-		var leaves []string
-		for j, line := range strings.Split(err.Reason[i:], "\n") {
-			line = strings.TrimSpace(strings.TrimLeft(line, " -"))
-			if j == 0 || line == "" || strings.HasSuffix(line, "' failed") || strings.HasSuffix(line, ": validation failed") {
-				continue
-			}
-			leaves = append(leaves, line)
-		}
-		if len(leaves) == 0 {
-			return strings.Join(strings.Fields(err.Reason), " ")
-		}
-		return strings.Join(leaves, "; ")
+		return jsonschemaLeaves(err.Reason[i:])
 	}
 	msg := fmt.Sprintf("at '/%s': %s", strings.Join(err.JSONPointer(), "/"), err.Reason)
 	var origin *openapi3.SchemaError
@@ -291,6 +355,24 @@ func schemaErrorMessage(err *openapi3.SchemaError) string {
 		msg += " (" + err.Origin.Error() + ")"
 	}
 	return msg
+}
+
+// jsonschemaLeaves is a JSON Schema 2020-12 validator's report in one line.
+// The report is a tree whose leaves name their place ("- at '/data/name':
+// got number, want string"); keep the leaves, drop the grouping lines.
+func jsonschemaLeaves(report string) string {
+	var leaves []string
+	for j, line := range strings.Split(report, "\n") {
+		line = strings.TrimSpace(strings.TrimLeft(line, " -"))
+		if j == 0 || line == "" || strings.HasSuffix(line, "' failed") || strings.HasSuffix(line, ": validation failed") {
+			continue
+		}
+		leaves = append(leaves, line)
+	}
+	if len(leaves) == 0 {
+		return strings.Join(strings.Fields(report), " ")
+	}
+	return strings.Join(leaves, "; ")
 }
 
 func clip(b []byte) string {

@@ -29,6 +29,7 @@ func (e *env) countCalls() int {
 func TestIdempotentCalls(t *testing.T) {
 	for name, engine := range engines(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // each store has an env of its own
 			e := newEnv(t, engine)
 			a := e.createAgent(nil)
 			body := callBody(a["id"], "+14155550101", nil)
@@ -170,6 +171,7 @@ func mustJSON(t *testing.T, v any) []byte {
 func TestIdempotentMessages(t *testing.T) {
 	for name, engine := range engines(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // each store has an env of its own
 			carrier := twiliotest.New(t, twiliotest.Options{})
 			e := newEnv(t, engine)
 			conn := e.create("/v1/messaging-connections", map[string]any{"provider": "twilio", "accountSid": carrier.AccountSID,

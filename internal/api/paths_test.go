@@ -96,6 +96,7 @@ func TestSourceBodyLimit(t *testing.T) {
 func TestMalformedPathIDsOnEveryStore(t *testing.T) {
 	for name, engine := range engines(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // each store has an env of its own
 			e := newEnv(t, engine)
 			org := e.must(http.StatusOK, "GET", "/v1/organization", nil).Data(t)["id"].(string)
 			for _, c := range []struct{ method, path string }{

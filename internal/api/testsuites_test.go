@@ -80,6 +80,7 @@ func ids(items []map[string]any) []string {
 func TestTestSuiteCRUD(t *testing.T) {
 	for name, engine := range engines(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // each store has an env of its own
 			e := newEnv(t, engine)
 			agent := e.createAgent(nil)["id"].(string)
 			other := e.createAgent(map[string]any{"name": "Other"})["id"].(string)
@@ -243,6 +244,7 @@ func TestTestSuiteValidation(t *testing.T) {
 func TestTestSuiteAndCaseLists(t *testing.T) {
 	for name, engine := range engines(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // each store has an env of its own
 			e := newEnv(t, engine)
 			a := e.createAgent(nil)["id"].(string)
 			b := e.createAgent(map[string]any{"name": "B"})["id"].(string)
@@ -300,6 +302,7 @@ func TestTestSuiteAndCaseLists(t *testing.T) {
 func TestTestRunText(t *testing.T) {
 	for name, engine := range engines(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // each store has an env of its own
 			e := newEnv(t, engine, withModel(false))
 			agent := e.createAgent(map[string]any{"postCallWebhookUrl": "https://hooks.example.com/parley"})["id"].(string)
 			s := e.createSuite(agent)["id"].(string)
@@ -453,6 +456,7 @@ func checkSchema(t *testing.T, e *env, name string, v any) {
 func TestTestRunCancel(t *testing.T) {
 	for name, engine := range engines(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // each store has an env of its own
 			e := newEnv(t, engine, withModel(false))
 			agent := e.createAgent(map[string]any{"postCallWebhookUrl": "https://hooks.example.com/parley"})["id"].(string)
 			s := e.createSuite(agent)["id"].(string)
@@ -682,7 +686,10 @@ func checkConversation(t *testing.T, messages any, prompts ...string) {
 // 404 and changes nothing; lists never show acme's suites.
 func TestTestSuiteTenantIsolation(t *testing.T) {
 	for name, engine := range engines(t) {
-		t.Run(name, func(t *testing.T) { testSuiteTenantIsolation(t, newEnv(t, engine, withModel(false))) })
+		t.Run(name, func(t *testing.T) {
+			t.Parallel() // each store has an env of its own
+			testSuiteTenantIsolation(t, newEnv(t, engine, withModel(false)))
+		})
 	}
 }
 
