@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -17,7 +16,7 @@ import (
 	"github.com/parley-voice/parley/internal/provider/stt"
 	"github.com/parley-voice/parley/internal/provider/tts/espeak"
 	"github.com/parley-voice/parley/internal/store"
-	"github.com/parley-voice/parley/internal/store/sqlite"
+	"github.com/parley-voice/parley/internal/store/sqlite/sqlitetest"
 	"github.com/parley-voice/parley/internal/telephony"
 )
 
@@ -51,11 +50,7 @@ type bench struct {
 func newBench(t testing.TB, mods ...func(*model.Agent)) bench {
 	t.Helper()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "p.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := sqlitetest.Open(t)
 	org := model.Organization{Name: "acme", ConcurrencyLimit: 5, CreatedAt: model.Now(), UpdatedAt: model.Now()}
 	yes, greeting := true, "Hello, this is Parley."
 	a := model.Agent{Name: "Front desk", Status: model.AgentActive, Mode: model.ModeSinglePrompt, CreatedAt: model.Now(), UpdatedAt: model.Now(),
@@ -68,7 +63,7 @@ func newBench(t testing.TB, mods ...func(*model.Agent)) bench {
 	c := model.Call{ID: model.NewID(), Direction: model.Inbound, Status: model.CallInProgress, FromNumber: "+15550001111", ToNumber: "+15550002222",
 		Prompt: a.Config.PromptTemplate, FirstMessage: a.Config.FirstMessage, Variables: map[string]any{}, Transcript: []map[string]any{},
 		Metrics: map[string]any{}, StartedAt: &now, CreatedAt: now, UpdatedAt: now}
-	err = st.Update(ctx, func(tx store.Tx) error {
+	err := st.Update(ctx, func(tx store.Tx) error {
 		if err := tx.CreateOrg(ctx, &org); err != nil {
 			return err
 		}
@@ -125,6 +120,7 @@ func callerSays(t *testing.T, text string) []int16 {
 }
 
 func TestAConversationTurnEndsWithEndCall(t *testing.T) {
+	t.Parallel()
 	requireSpeech(t)
 	b := newBench(t)
 	model := llmtest.New(t, func(req llmtest.Request) llmtest.Reply {
@@ -303,6 +299,7 @@ func TestCallerInterruptsTheAgent(t *testing.T) {
 }
 
 func TestSilentCallerIsReengagedThenTheCallEnds(t *testing.T) {
+	t.Parallel()
 	requireSpeech(t)
 	two, five := 2, 5
 	b := newBench(t, func(a *model.Agent) {
@@ -339,6 +336,7 @@ func TestSilentCallerIsReengagedThenTheCallEnds(t *testing.T) {
 }
 
 func TestGreetingModes(t *testing.T) {
+	t.Parallel()
 	requireSpeech(t)
 	static, dynamic := "static", "dynamic"
 	for _, tc := range []struct {
@@ -354,6 +352,7 @@ func TestGreetingModes(t *testing.T) {
 		{"unset without one waits for the caller", nil, false, "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			b := newBench(t, func(a *model.Agent) {
 				a.Config.FirstMessageMode = tc.mode
 				if !tc.first {
@@ -375,7 +374,7 @@ func TestGreetingModes(t *testing.T) {
 			if tc.wantText != "" {
 				b.waitEntries(t, 1)
 			} else {
-				time.Sleep(2500 * time.Millisecond) // long enough for a greeting that must not come
+				sess.waitFrames(t, 125) // 2.5 s of line time: long enough for a greeting that must not come
 			}
 			sess.hangup()
 			<-done
@@ -402,6 +401,7 @@ func TestGreetingModes(t *testing.T) {
 }
 
 func TestPressDigitTool(t *testing.T) {
+	t.Parallel()
 	requireSpeech(t)
 	yes := true
 	b := newBench(t, func(a *model.Agent) { a.Config.PlayKeypadTouchToneEnabled = &yes })

@@ -44,8 +44,10 @@ func withKnowledgeBase(t *testing.T, b bench) *knowledge.Service {
 }
 
 func TestKnowledgeInCalls(t *testing.T) {
+	t.Parallel()
 	requireSpeech(t)
 	t.Run("automatic: the chunks reach the prompt", func(t *testing.T) {
+		t.Parallel()
 		b := newBench(t)
 		var mu sync.Mutex
 		var prompt []map[string]any
@@ -86,6 +88,7 @@ func TestKnowledgeInCalls(t *testing.T) {
 		}
 	})
 	t.Run("query_tool: the model searches and the search is a tool entry", func(t *testing.T) {
+		t.Parallel()
 		mode := "query_tool"
 		b := newBench(t, func(a *model.Agent) { a.Config.KnowledgeBaseRetrievalMode = &mode })
 		e := &Engine{Knowledge: withKnowledgeBase(t, b)}
