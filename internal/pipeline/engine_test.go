@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"flag"
 	"strings"
 	"sync"
 	"testing"
@@ -20,7 +21,23 @@ import (
 	"github.com/parley-voice/parley/internal/telephony"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// TestMain runs up to 4 parallel tests at once where -parallel is not
+// given (its default is GOMAXPROCS, 2 in CI): a call waits on its fake
+// line's 20 ms clock, not on the CPU. Tests that time something in wall
+// clock (an interruption's stop, a retrieval budget) or count goroutines
+// are not parallel.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if !flagGiven("test.parallel") {
+		flag.Set("test.parallel", "4")
+	}
+	goleak.VerifyTestMain(m)
+}
+
+func flagGiven(name string) (given bool) {
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
+}
 
 // scriptedSTT hears, in order, the texts it was given: one per utterance.
 type scriptedSTT struct {
