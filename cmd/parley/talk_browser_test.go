@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,19 +11,70 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/parley-voice/parley/internal/provider/llm/llmtest"
+	"github.com/parley-voice/parley/internal/web/screenshots"
 )
 
 var dashboardLogin = regexp.MustCompile(`(?m)^email: (\S+)\npassword: (\S+)$`)
 
+// requireChromium fails under CI and skips elsewhere without Debian's
+// chromium.
+func requireChromium(t *testing.T) string {
+	t.Helper()
+	path, err := exec.LookPath("chromium")
+	if err == nil {
+		return path
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("chromium is missing (run scripts/deps.sh): %v", err)
+	}
+	t.Skipf("chromium is missing: %v", err)
+	return ""
+}
+
+// received is what the page's peer connection received of the agent.
+type received struct {
+	Packets int    `json:"packets"`
+	Codec   string `json:"codec"`
+}
+
+// watchReceived is run in the page before its own scripts: it keeps, in
+// window.received, what each peer connection the page makes has received
+// of the agent's audio (packets, codec), read from its stats every 200 ms
+// while it is open, as the page closes it when the call ends.
+const watchReceived = `window.received = {packets: 0, codec: ""};
+(function () {
+  const Native = window.RTCPeerConnection;
+  if (!Native) return;
+  window.RTCPeerConnection = function (...args) {
+    const pc = new Native(...args);
+    const timer = setInterval(async function () {
+      if (pc.signalingState === "closed") { clearInterval(timer); return; }
+      try {
+        const stats = await pc.getStats();
+        let codecId = "", packets = 0;
+        stats.forEach(s => { if (s.type === "inbound-rtp" && s.kind === "audio") { packets = s.packetsReceived; codecId = s.codecId; } });
+        stats.forEach(s => { if (s.id === codecId && packets >= window.received.packets) window.received = {packets: packets, codec: s.mimeType}; });
+      } catch (e) {}
+    }, 200);
+    return pc;
+  };
+  window.RTCPeerConnection.prototype = Native.prototype;
+})();`
+
 // The dashboard's talk page, end to end: the first start's printed login
 // signs in, the agent's page leads to "Talk to this agent", and Chromium's
 // fake microphone (an espeak-ng WAV) talks to the agent through the real
-// serve stack (SIP side, local speech, a fake model). The agent's reply
-// appears in the page's live transcript, the agent ends the call, and the
-// page links to the call's record. The screenshot is docs/screenshots/talk.png.
+// serve stack (SIP side, local speech, a fake model). Chromium offers its
+// codecs and Parley answers with G.722, which the page's connection
+// receives. The agent's reply appears in the page's live transcript, the
+// agent ends the call (END_CALL_TOOL), and the page links to the call's
+// record. Chromium is started with mDNS host-candidate hiding off so its
+// offer carries real addresses (the server's candidates are on 127.0.0.1
+// here). The screenshot is docs/screenshots/talk.png.
 func TestDashboardTalkPage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary and chromium")
@@ -80,6 +132,9 @@ func TestDashboardTalkPage(t *testing.T) {
 			t.Fatalf("%s: %v\n%s", what, err, srv.logs)
 		}
 	}
+	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: watchReceived}); err != nil {
+		t.Fatal(err)
+	}
 	steps("sign in with the printed login",
 		chromedp.Navigate(base+"/"),
 		chromedp.WaitVisible(chromedp.CSS(`#email`)),
@@ -109,8 +164,13 @@ func TestDashboardTalkPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join("..", "..", "docs", "screenshots", "talk.png"), shot, 0o644); err != nil {
+	screenshots.Save(t, "talk", shot)
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[received](`window.received`))
+	if err != nil {
 		t.Fatal(err)
+	}
+	if got.Packets < 100 || !strings.EqualFold(got.Codec, "audio/G722") {
+		t.Errorf("chromium received %d packets of %q, want G.722 audio", got.Packets, got.Codec)
 	}
 	transcript, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`#talk-transcript`)))
 	if err != nil {
@@ -133,8 +193,22 @@ func TestDashboardTalkPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	callID := strings.TrimPrefix(link, "/calls/")
-	rec := a.do("GET", "/calls/"+callID, "", 200)
-	if rec["fromNumber"] != "web" || rec["agentId"] != id {
-		t.Errorf("the linked call is from %v to agent %v, want a web call to %s", rec["fromNumber"], rec["agentId"], id)
+	var rec map[string]any
+	eventually(t, "the call's end", func() bool {
+		rec = a.do("GET", "/calls/"+callID, "", 200)
+		return rec["status"] == "COMPLETED"
+	})
+	if rec["fromNumber"] != "web" || rec["agentId"] != id || rec["hangupCause"] != "END_CALL_TOOL" {
+		t.Errorf("the linked call is from %v to agent %v and ended %v, want a web call to %s ended by the agent",
+			rec["fromNumber"], rec["agentId"], rec["hangupCause"], id)
+	}
+	entries, _ := rec["transcript"].([]any)
+	var said []string
+	for _, e := range entries {
+		e := e.(map[string]any)
+		said = append(said, fmt.Sprintf("%v:%v", e["role"], e["text"]))
+	}
+	if joined := strings.Join(said, "\n"); !strings.Contains(joined, "user:") || !strings.Contains(joined, "assistant:"+reply) {
+		t.Errorf("the call's transcript:\n%s\nwant the caller heard and the agent's reply", joined)
 	}
 }

@@ -108,6 +108,7 @@ func (a *adaptingSTT) asked() []stt.Domain {
 // knowledge, without holding up the greeting, and hears the caller with
 // the adapted recognizer once it is ready.
 func TestConversationAdaptsTheRecognizer(t *testing.T) {
+	t.Parallel()
 	requireSpeech(t)
 	b := newBench(t)
 	rec := &adaptingSTT{adapted: &scriptedSTT{texts: []string{"adapted"}}, ready: make(chan struct{})}

@@ -74,6 +74,7 @@ func utterance(t *testing.T, rc map[string]any, rec *wordsSTT, pcm []int16) int 
 // sentence trailing "and" waits maxSilenceMs, anything else a quarter of
 // the way between (the defaults: 300, 1200 and 525 ms).
 func TestAdaptiveEndOfTurn(t *testing.T) {
+	t.Parallel()
 	requireSpeech(t)
 	speech := trimmed(callerSays(t, "I would like a table for two"))
 	complete := utterance(t, nil, newWordsSTT(saying("I would like a table for two.", "I would like a table for two.")), speech)

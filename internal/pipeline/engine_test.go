@@ -2,7 +2,7 @@ package pipeline
 
 import (
 	"context"
-	"path/filepath"
+	"flag"
 	"strings"
 	"sync"
 	"testing"
@@ -17,11 +17,27 @@ import (
 	"github.com/parley-voice/parley/internal/provider/stt"
 	"github.com/parley-voice/parley/internal/provider/tts/espeak"
 	"github.com/parley-voice/parley/internal/store"
-	"github.com/parley-voice/parley/internal/store/sqlite"
+	"github.com/parley-voice/parley/internal/store/sqlite/sqlitetest"
 	"github.com/parley-voice/parley/internal/telephony"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// TestMain runs up to 4 parallel tests at once where -parallel is not
+// given (its default is GOMAXPROCS, 2 in CI): a call waits on its fake
+// line's 20 ms clock, not on the CPU. Tests that time something in wall
+// clock (an interruption's stop, a retrieval budget) or count goroutines
+// are not parallel.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if !flagGiven("test.parallel") {
+		flag.Set("test.parallel", "4")
+	}
+	goleak.VerifyTestMain(m)
+}
+
+func flagGiven(name string) (given bool) {
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
+}
 
 // scriptedSTT hears, in order, the texts it was given: one per utterance.
 type scriptedSTT struct {
@@ -51,11 +67,7 @@ type bench struct {
 func newBench(t testing.TB, mods ...func(*model.Agent)) bench {
 	t.Helper()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "p.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := sqlitetest.Open(t)
 	org := model.Organization{Name: "acme", ConcurrencyLimit: 5, CreatedAt: model.Now(), UpdatedAt: model.Now()}
 	yes, greeting := true, "Hello, this is Parley."
 	a := model.Agent{Name: "Front desk", Status: model.AgentActive, Mode: model.ModeSinglePrompt, CreatedAt: model.Now(), UpdatedAt: model.Now(),
@@ -68,7 +80,7 @@ func newBench(t testing.TB, mods ...func(*model.Agent)) bench {
 	c := model.Call{ID: model.NewID(), Direction: model.Inbound, Status: model.CallInProgress, FromNumber: "+15550001111", ToNumber: "+15550002222",
 		Prompt: a.Config.PromptTemplate, FirstMessage: a.Config.FirstMessage, Variables: map[string]any{}, Transcript: []map[string]any{},
 		Metrics: map[string]any{}, StartedAt: &now, CreatedAt: now, UpdatedAt: now}
-	err = st.Update(ctx, func(tx store.Tx) error {
+	err := st.Update(ctx, func(tx store.Tx) error {
 		if err := tx.CreateOrg(ctx, &org); err != nil {
 			return err
 		}
@@ -125,6 +137,7 @@ func callerSays(t *testing.T, text string) []int16 {
 }
 
 func TestAConversationTurnEndsWithEndCall(t *testing.T) {
+	t.Parallel()
 	requireSpeech(t)
 	b := newBench(t)
 	model := llmtest.New(t, func(req llmtest.Request) llmtest.Reply {
@@ -303,6 +316,7 @@ func TestCallerInterruptsTheAgent(t *testing.T) {
 }
 
 func TestSilentCallerIsReengagedThenTheCallEnds(t *testing.T) {
+	t.Parallel()
 	requireSpeech(t)
 	two, five := 2, 5
 	b := newBench(t, func(a *model.Agent) {
@@ -339,6 +353,7 @@ func TestSilentCallerIsReengagedThenTheCallEnds(t *testing.T) {
 }
 
 func TestGreetingModes(t *testing.T) {
+	t.Parallel()
 	requireSpeech(t)
 	static, dynamic := "static", "dynamic"
 	for _, tc := range []struct {
@@ -354,6 +369,7 @@ func TestGreetingModes(t *testing.T) {
 		{"unset without one waits for the caller", nil, false, "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			b := newBench(t, func(a *model.Agent) {
 				a.Config.FirstMessageMode = tc.mode
 				if !tc.first {
@@ -375,7 +391,7 @@ func TestGreetingModes(t *testing.T) {
 			if tc.wantText != "" {
 				b.waitEntries(t, 1)
 			} else {
-				time.Sleep(2500 * time.Millisecond) // long enough for a greeting that must not come
+				sess.waitFrames(t, 125) // 2.5 s of line time: long enough for a greeting that must not come
 			}
 			sess.hangup()
 			<-done
@@ -402,6 +418,7 @@ func TestGreetingModes(t *testing.T) {
 }
 
 func TestPressDigitTool(t *testing.T) {
+	t.Parallel()
 	requireSpeech(t)
 	yes := true
 	b := newBench(t, func(a *model.Agent) { a.Config.PlayKeypadTouchToneEnabled = &yes })

@@ -266,6 +266,7 @@ func (s slowRetriever) Retrieve(ctx context.Context, orgID string, kbIDs []strin
 // The model's knowledge search waits like any tool: the caller hears a
 // filler, then the answer.
 func TestFillerWhileTheKnowledgeBaseIsSearched(t *testing.T) {
+	t.Parallel()
 	requireSpeech(t)
 	mode := "query_tool"
 	b := newBench(t, func(a *model.Agent) {

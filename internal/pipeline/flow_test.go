@@ -278,6 +278,7 @@ func TestFlowMinorTransferFailsBackToQualify(t *testing.T) {
 // An agent in mode conversation_flow without a flow fails its calls,
 // saying why, instead of talking as a single prompt.
 func TestFlowMissingFailsTheCall(t *testing.T) {
+	t.Parallel()
 	requireSpeech(t)
 	b := newBench(t, func(a *model.Agent) { a.Mode = model.ModeConversationFlow })
 	e := &Engine{LLM: fakeLLM(t, func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: []string{"Hi."}} }),
@@ -292,6 +293,7 @@ func TestFlowMissingFailsTheCall(t *testing.T) {
 // A text-mode test run's chat runs the flow the way a call does: the
 // same path, entries and metrics, the booking tool called for real.
 func TestFlowInTextChat(t *testing.T) {
+	t.Parallel()
 	recv := newToolReceiver(t, func(w http.ResponseWriter) { io.WriteString(w, `{"reference":"AB12"}`) })
 	b := flowBench(t, recv.URL)
 	var mu sync.Mutex

@@ -57,6 +57,7 @@ func (s *rateTTS) Synthesize(ctx context.Context, r tts.Request, rate int, out f
 // it too, so each resamples at most once, itself, when its model wants
 // another rate.
 func TestNarrowbandLine(t *testing.T) {
+	t.Parallel()
 	requireSpeech(t)
 	const line = 8000
 	b := newBench(t)

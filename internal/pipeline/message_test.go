@@ -28,6 +28,7 @@ func (c *textCarrier) Send(_ context.Context, s twilio.Send) (twilio.Sent, error
 }
 
 func TestSendMessageTool(t *testing.T) {
+	t.Parallel()
 	requireSpeech(t)
 	key := make([]byte, secret.KeySize)
 	rand.Read(key)

@@ -82,6 +82,7 @@ func fakeLLM(t *testing.T, script func(llmtest.Request) llmtest.Reply) *openai.C
 }
 
 func TestMaxDurationEndsWithAClosingLine(t *testing.T) {
+	t.Parallel()
 	requireSpeech(t)
 	four := 4
 	b := newBench(t, func(a *model.Agent) { a.Config.MaxConversationDurationSeconds = &four })
@@ -121,8 +122,10 @@ func (failingTTS) Synthesize(context.Context, tts.Request, int, func([]int16) er
 }
 
 func TestProviderFailures(t *testing.T) {
+	t.Parallel()
 	requireSpeech(t)
 	t.Run("the model fails: an apology each time, then the call ends FAILED", func(t *testing.T) {
+		t.Parallel()
 		b := newBench(t)
 		e := &Engine{LLM: fakeLLM(t, func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Status: 500, Message: "overloaded"} }),
 			STT: &scriptedSTT{texts: []string{"one", "two", "three"}}, TTS: espeak.New(espeak.Config{}), Store: b.st}
@@ -143,12 +146,13 @@ func TestProviderFailures(t *testing.T) {
 		}
 	})
 	t.Run("the model hangs: the first-token timeout ends the turn", func(t *testing.T) {
+		t.Parallel()
 		b := newBench(t, func(a *model.Agent) { a.Config.FirstMessage = nil })
 		b.call.FirstMessage = nil
 		e := &Engine{LLM: fakeLLM(t, func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Hang: true} }),
 			STT: &scriptedSTT{texts: []string{"hello"}}, TTS: espeak.New(espeak.Config{}), Store: b.st}
 		r := start(t, b, e)
-		time.Sleep(300 * time.Millisecond)
+		r.sess.waitFrames(t, 15) // the call is up: 300 ms of line time
 		r.sess.say(callerSays(t, "Hello?"))
 		deadline := time.Now().Add(15 * time.Second)
 		for len(b.stored(t).Transcript) < 2 && time.Now().Before(deadline) {
@@ -159,6 +163,7 @@ func TestProviderFailures(t *testing.T) {
 		}
 	})
 	t.Run("recognition fails: the caller is asked again, then the call ends FAILED", func(t *testing.T) {
+		t.Parallel()
 		b := newBench(t)
 		e := &Engine{LLM: fakeLLM(t, func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: []string{"Yes?"}} }),
 			STT: failingSTT{}, TTS: espeak.New(espeak.Config{}), Store: b.st}
@@ -173,6 +178,7 @@ func TestProviderFailures(t *testing.T) {
 		}
 	})
 	t.Run("synthesis fails: the call ends FAILED instead of staying mute", func(t *testing.T) {
+		t.Parallel()
 		b := newBench(t)
 		e := &Engine{LLM: fakeLLM(t, func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: []string{"Yes?"}} }),
 			STT: &scriptedSTT{}, TTS: failingTTS{}, Store: b.st}
@@ -182,6 +188,7 @@ func TestProviderFailures(t *testing.T) {
 		}
 	})
 	t.Run("no model configured: the call ends FAILED at the first turn that needs it", func(t *testing.T) {
+		t.Parallel()
 		dynamic := "dynamic"
 		b := newBench(t, func(a *model.Agent) { a.Config.FirstMessageMode = &dynamic })
 		e := &Engine{STT: &scriptedSTT{}, TTS: espeak.New(espeak.Config{}), Store: b.st}

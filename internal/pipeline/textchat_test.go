@@ -115,6 +115,7 @@ func sameList(t *testing.T, what string, got, want []string) {
 }
 
 func TestChatCallerHangsUpAfterThreeTurns(t *testing.T) {
+	t.Parallel()
 	temp, effort := 0.3, "low"
 	b := newBench(t, func(a *model.Agent) {
 		a.Config.PromptTemplate = "You take bookings at {{venue}} for {{user_number}}."
@@ -182,6 +183,7 @@ func TestChatCallerHangsUpAfterThreeTurns(t *testing.T) {
 }
 
 func TestChatAgentEndsWithEndCall(t *testing.T) {
+	t.Parallel()
 	b := newBench(t)
 	m := newChatModel(t, callerScript("I would like a table for two tonight.", "unused"),
 		func(int, llmtest.Request) llmtest.Reply {
@@ -211,6 +213,7 @@ func TestChatAgentEndsWithEndCall(t *testing.T) {
 }
 
 func TestChatCustomTool(t *testing.T) {
+	t.Parallel()
 	recv := newToolReceiver(t, func(w http.ResponseWriter) { io.WriteString(w, `{"slots":["19:00","20:30"]}`) })
 	b := newBench(t)
 	b.addTool(t, model.CustomTool{Name: "check_availability", WebhookURL: recv.URL + "/tools?fixed=1",
@@ -287,6 +290,7 @@ func (m noMessages) SendFromCall(context.Context, model.Call, string) (model.Mes
 }
 
 func TestChatLineToolsAreNotCarriedOut(t *testing.T) {
+	t.Parallel()
 	yes := true
 	withLineTools := func(a *model.Agent) {
 		a.Config.PlayKeypadTouchToneEnabled, a.Config.TransferEnabled = &yes, &yes
@@ -353,6 +357,7 @@ func TestChatLineToolsAreNotCarriedOut(t *testing.T) {
 }
 
 func TestChatOpening(t *testing.T) {
+	t.Parallel()
 	t.Run("static: the rendered first message", func(t *testing.T) {
 		greeting := "Hi {{name}}, Luigi's here."
 		b := newBench(t, func(a *model.Agent) { a.Config.FirstMessage = &greeting })
@@ -398,6 +403,7 @@ func TestChatOpening(t *testing.T) {
 }
 
 func TestChatMaxTurns(t *testing.T) {
+	t.Parallel()
 	b := newBench(t)
 	m := newChatModel(t, func(int, llmtest.Request) llmtest.Reply { return says("And another thing.") },
 		func(int, llmtest.Request) llmtest.Reply { return says("Go on.") })
@@ -417,6 +423,7 @@ func TestChatMaxTurns(t *testing.T) {
 }
 
 func TestChatCallerWithNothingToSay(t *testing.T) {
+	t.Parallel()
 	b := newBench(t)
 	m := newChatModel(t, func(int, llmtest.Request) llmtest.Reply { return llmtest.Reply{} },
 		func(int, llmtest.Request) llmtest.Reply { return says("unused") })
@@ -430,6 +437,7 @@ func TestChatCallerWithNothingToSay(t *testing.T) {
 }
 
 func TestChatProviderErrors(t *testing.T) {
+	t.Parallel()
 	t.Run("the agent's model", func(t *testing.T) {
 		b := newBench(t)
 		m := newChatModel(t, callerScript("Hello?", "Bye."),
@@ -463,6 +471,7 @@ func TestChatProviderErrors(t *testing.T) {
 }
 
 func TestChatStopsWhenCanceled(t *testing.T) {
+	t.Parallel()
 	b := newBench(t)
 	asked := make(chan struct{})
 	var once sync.Once
@@ -485,6 +494,7 @@ func TestChatStopsWhenCanceled(t *testing.T) {
 }
 
 func TestChatKnowledge(t *testing.T) {
+	t.Parallel()
 	t.Run("automatic: the chunks for the caller's words reach the agent's request", func(t *testing.T) {
 		b := newBench(t)
 		k := withKnowledgeBase(t, b)
@@ -529,6 +539,7 @@ func TestChatKnowledge(t *testing.T) {
 // TestChatEntriesAreACallsEntries compares a text chat's entries, key for
 // key, with those a call's transcript log writes to the store.
 func TestChatEntriesAreACallsEntries(t *testing.T) {
+	t.Parallel()
 	b := newBench(t)
 	log := &transcriptLog{t: call.NewTranscript(b.st, b.call, time.Now()), log: (&Engine{}).log()}
 	log.assistant("turn-0", "Hello.")
@@ -587,6 +598,7 @@ func TestChatEntriesAreACallsEntries(t *testing.T) {
 }
 
 func TestChatCall(t *testing.T) {
+	t.Parallel()
 	greeting := "Hello {{name}}, calling {{agent_number}}?"
 	b := newBench(t, func(a *model.Agent) {
 		a.Config.PromptTemplate = "Serve {{name}} ({{direction}}, {{user_number}}), plan {{plan}}."

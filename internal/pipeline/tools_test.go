@@ -102,8 +102,10 @@ func toolTurn(t *testing.T, b bench, e *Engine, tool, args string) (entry map[st
 }
 
 func TestCustomTool(t *testing.T) {
+	t.Parallel()
 	requireSpeech(t)
 	t.Run("request shape, headers, query, signature; the response is the result", func(t *testing.T) {
+		t.Parallel()
 		recv := newToolReceiver(t, func(w http.ResponseWriter) { io.WriteString(w, `{"slots":["19:00","20:30"]}`) })
 		b := newBench(t)
 		b.addTool(t, model.CustomTool{Name: "check_availability", WebhookURL: recv.URL + "/tools?fixed=1",
@@ -143,6 +145,7 @@ func TestCustomTool(t *testing.T) {
 		}
 	})
 	t.Run("sendRawRequestBody posts the args alone", func(t *testing.T) {
+		t.Parallel()
 		recv := newToolReceiver(t, func(w http.ResponseWriter) { io.WriteString(w, "ok") })
 		b := newBench(t)
 		b.addTool(t, model.CustomTool{Name: "log_lead", WebhookURL: recv.URL, SendRawRequestBody: true})
@@ -155,6 +158,7 @@ func TestCustomTool(t *testing.T) {
 		}
 	})
 	t.Run("a tool slower than its timeout gives the model an error", func(t *testing.T) {
+		t.Parallel()
 		recv := newToolReceiver(t, func(w http.ResponseWriter) { time.Sleep(2500 * time.Millisecond) })
 		one := 1
 		b := newBench(t)
@@ -170,6 +174,7 @@ func TestCustomTool(t *testing.T) {
 		}
 	})
 	t.Run("the SSRF guard refuses a loopback tool unless the operator allows it", func(t *testing.T) {
+		t.Parallel()
 		recv := newToolReceiver(t, func(w http.ResponseWriter) { io.WriteString(w, "reached") })
 		b := newBench(t)
 		b.addTool(t, model.CustomTool{Name: "internal", WebhookURL: recv.URL})
@@ -180,6 +185,7 @@ func TestCustomTool(t *testing.T) {
 		}
 	})
 	t.Run("the response is cut at 16 KiB", func(t *testing.T) {
+		t.Parallel()
 		recv := newToolReceiver(t, func(w http.ResponseWriter) { io.WriteString(w, strings.Repeat("x", 40000)) })
 		b := newBench(t)
 		b.addTool(t, model.CustomTool{Name: "big", WebhookURL: recv.URL})
@@ -191,6 +197,7 @@ func TestCustomTool(t *testing.T) {
 }
 
 func TestTransferToolEntry(t *testing.T) {
+	t.Parallel()
 	requireSpeech(t)
 	yes := true
 	b := newBench(t, func(a *model.Agent) {
@@ -219,6 +226,7 @@ func TestTransferToolEntry(t *testing.T) {
 }
 
 func TestEndCallEntryAndCause(t *testing.T) {
+	t.Parallel()
 	requireSpeech(t)
 	b := newBench(t)
 	e := &Engine{}
@@ -249,6 +257,7 @@ func TestEndCallEntryAndCause(t *testing.T) {
 // streamed to Deepgram while they speak and the agent's voice comes from
 // ElevenLabs' WebSocket, with the agent's voiceId and voiceSpeed.
 func TestCloudSpeechEngines(t *testing.T) {
+	t.Parallel()
 	requireSpeech(t)
 	dg := deepgramtest.New(t, deepgramtest.Options{Transcript: func(deepgramtest.StreamInfo) string { return "A table for two please." }})
 	el := elevenlabstest.New(t, elevenlabstest.Options{})
@@ -290,6 +299,7 @@ func TestCloudSpeechEngines(t *testing.T) {
 }
 
 func TestCallTrace(t *testing.T) {
+	t.Parallel()
 	requireSpeech(t)
 	var mu sync.Mutex
 	var names []string

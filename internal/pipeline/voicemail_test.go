@@ -20,6 +20,7 @@ func machineGreeting(t *testing.T) []int16 {
 }
 
 func TestVoicemail(t *testing.T) {
+	t.Parallel()
 	requireSpeech(t)
 	yes, hangup, leave := true, "hangup", "leave_message"
 	message := "Hi {{name}}, this is Luigi's restaurant. Please call us back."
@@ -35,6 +36,7 @@ func TestVoicemail(t *testing.T) {
 			STT: &scriptedSTT{texts: []string{heard}}, TTS: espeak.New(espeak.Config{}), Store: b.st}
 	}
 	t.Run("hang up on a machine", func(t *testing.T) {
+		t.Parallel()
 		b := outbound(&hangup)
 		r := start(t, b, engine(b, "hi you have reached ada lovelace"))
 		r.sess.say(machineGreeting(t))
@@ -51,6 +53,7 @@ func TestVoicemail(t *testing.T) {
 		}
 	})
 	t.Run("leave a message after the beep", func(t *testing.T) {
+		t.Parallel()
 		b := outbound(&leave)
 		r := start(t, b, engine(b, "hi you have reached ada lovelace"))
 		greeting := machineGreeting(t)
@@ -74,6 +77,7 @@ func TestVoicemail(t *testing.T) {
 		}
 	})
 	t.Run("a person answers: the greeting plays after their hello", func(t *testing.T) {
+		t.Parallel()
 		b := outbound(&hangup)
 		r := start(t, b, engine(b, "hello"))
 		r.sess.say(callerSays(t, "Hello?"))
@@ -81,7 +85,7 @@ func TestVoicemail(t *testing.T) {
 		for time.Now().Before(deadline) && len(b.stored(t).Transcript) < 2 {
 			time.Sleep(100 * time.Millisecond)
 		}
-		time.Sleep(time.Second)
+		r.sess.waitFrames(t, r.sess.framesMade()+50) // a second of line time more
 		r.sess.hangup()
 		<-r.done
 		got := texts(b.stored(t))

@@ -62,6 +62,22 @@ func open(t testing.TB, dbURL string, opts ...postgres.Option) *sqlstore.Store {
 	return s
 }
 
+// unsynced is dbURL with commits that do not wait for the WAL's flush
+// (synchronous_commit=off, a session setting pgx passes to the server):
+// every store of the suite creates a schema and runs each migration in a
+// transaction of its own, and the suite does not test durability. A URL
+// that is not postgres:// is left as it is.
+func unsynced(dbURL string) string {
+	u, err := url.Parse(dbURL)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		return dbURL
+	}
+	q := u.Query()
+	q.Set("synchronous_commit", "off")
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
 func dropSchema(t testing.TB, s *sqlstore.Store, schema string) {
 	t.Helper()
 	// t.Context is already done when cleanups run.
@@ -76,7 +92,7 @@ func dropSchema(t testing.TB, s *sqlstore.Store, schema string) {
 func TestStore(t *testing.T) {
 	dbURL := databaseURL(t)
 	t.Run("postgres", func(t *testing.T) {
-		storetest.Run(t, func(t *testing.T) store.Store { return open(t, dbURL) })
+		storetest.Run(t, func(t *testing.T) store.Store { return open(t, unsynced(dbURL)) })
 	})
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/parley-voice/parley/internal/store"
 	"github.com/parley-voice/parley/internal/store/migrations"
 	"github.com/parley-voice/parley/internal/store/sqlite"
+	"github.com/parley-voice/parley/internal/store/sqlite/sqlitetest"
 	"github.com/parley-voice/parley/internal/store/sqlstore"
 	"github.com/parley-voice/parley/internal/store/storetest"
 )
@@ -24,19 +25,11 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// open returns a migrated store in a fresh file, closed when t ends.
+// open returns a migrated store in a fresh file, closed when t ends: a copy
+// of sqlitetest's template, so only the tests about migrating migrate.
 func open(t *testing.T, opts ...sqlite.Option) *sqlstore.Store {
 	t.Helper()
-	s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "parley.db"), opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			t.Errorf("close: %v", err)
-		}
-	})
-	return s
+	return sqlitetest.Open(t, opts...)
 }
 
 func TestStore(t *testing.T) {

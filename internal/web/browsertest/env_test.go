@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -22,6 +21,7 @@ import (
 	"github.com/parley-voice/parley/internal/store"
 	"github.com/parley-voice/parley/internal/store/sqlite"
 	"github.com/parley-voice/parley/internal/web"
+	"github.com/parley-voice/parley/internal/web/screenshots"
 )
 
 // env is the API under /v1 and the dashboard at / over one SQLite store,
@@ -91,12 +91,9 @@ func read[T any](t *testing.T, ctx context.Context, a chromedp.Action[T]) T {
 	return v
 }
 
-// screenshot writes what the window shows as docs/screenshots/name.png.
+// screenshot takes what the window shows as docs/screenshots/name.png,
+// written when PARLEY_UPDATE_SCREENSHOTS=1 or missing (package screenshots).
 func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
-	png := read(t, ctx, chromedp.CaptureScreenshot())
-	path := filepath.Join("..", "..", "..", "docs", "screenshots", name+".png")
-	if err := os.WriteFile(path, png, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	screenshots.Save(t, name, read(t, ctx, chromedp.CaptureScreenshot()))
 }
