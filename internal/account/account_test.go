@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,16 +13,12 @@ import (
 	"github.com/parley-voice/parley/internal/org"
 	"github.com/parley-voice/parley/internal/secret"
 	"github.com/parley-voice/parley/internal/store"
-	"github.com/parley-voice/parley/internal/store/sqlite"
+	"github.com/parley-voice/parley/internal/store/sqlite/sqlitetest"
 )
 
 func newService(t *testing.T) *Service {
 	t.Helper()
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "parley.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := sqlitetest.Open(t)
 	box, err := secret.NewBox(bytes.Repeat([]byte{7}, secret.KeySize))
 	if err != nil {
 		t.Fatal(err)

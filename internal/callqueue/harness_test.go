@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -19,7 +18,7 @@ import (
 	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/store"
 	"github.com/parley-voice/parley/internal/store/postgres"
-	"github.com/parley-voice/parley/internal/store/sqlite"
+	"github.com/parley-voice/parley/internal/store/sqlite/sqlitetest"
 	"go.uber.org/goleak"
 )
 
@@ -30,11 +29,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 func engines(t testing.TB) map[string]func(t testing.TB) store.Store {
 	out := map[string]func(t testing.TB) store.Store{
 		"sqlite": func(t testing.TB) store.Store {
-			s, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "parley.db"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { s.Close() })
+			s := sqlitetest.Open(t)
 			return s
 		},
 	}

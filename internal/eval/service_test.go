@@ -2,7 +2,6 @@ package eval
 
 import (
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -10,18 +9,14 @@ import (
 	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/opt"
 	"github.com/parley-voice/parley/internal/store"
-	"github.com/parley-voice/parley/internal/store/sqlite"
+	"github.com/parley-voice/parley/internal/store/sqlite/sqlitetest"
 )
 
 // TestCreateCases: saved together, the cases keep their order; one bad
 // case, or one too many for the suite, saves none.
 func TestCreateCases(t *testing.T) {
 	ctx := t.Context()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "parley.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := sqlitetest.Open(t)
 	now := model.Now()
 	o := model.Organization{ID: model.NewID(), Name: "acme", ConcurrencyLimit: 10, CreatedAt: now, UpdatedAt: now}
 	a := model.Agent{ID: model.NewID(), OrgID: o.ID, Name: "Front desk", Status: model.AgentActive, Mode: model.ModeSinglePrompt, CreatedAt: now, UpdatedAt: now}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -15,7 +14,7 @@ import (
 	"github.com/parley-voice/parley/internal/provider/embed/openai/openaitest"
 	"github.com/parley-voice/parley/internal/store"
 	"github.com/parley-voice/parley/internal/store/postgres"
-	"github.com/parley-voice/parley/internal/store/sqlite"
+	"github.com/parley-voice/parley/internal/store/sqlite/sqlitetest"
 )
 
 // stores are the stores the tests run on: SQLite always, PostgreSQL when
@@ -23,11 +22,7 @@ import (
 func stores(t *testing.T) map[string]func(t *testing.T) store.Store {
 	out := map[string]func(t *testing.T) store.Store{
 		"sqlite": func(t *testing.T) store.Store {
-			s, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "parley.db"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { s.Close() })
+			s := sqlitetest.Open(t)
 			return s
 		},
 	}

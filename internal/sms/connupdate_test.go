@@ -3,7 +3,6 @@ package sms
 import (
 	"bytes"
 	"errors"
-	"path/filepath"
 	"testing"
 
 	"github.com/parley-voice/parley/internal/invalid"
@@ -11,16 +10,12 @@ import (
 	"github.com/parley-voice/parley/internal/opt"
 	"github.com/parley-voice/parley/internal/secret"
 	"github.com/parley-voice/parley/internal/store"
-	"github.com/parley-voice/parley/internal/store/sqlite"
+	"github.com/parley-voice/parley/internal/store/sqlite/sqlitetest"
 )
 
 func TestUpdateConnection(t *testing.T) {
 	ctx := t.Context()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "p.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := sqlitetest.Open(t)
 	box, err := secret.NewBox(bytes.Repeat([]byte{7}, secret.KeySize))
 	if err != nil {
 		t.Fatal(err)

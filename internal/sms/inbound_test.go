@@ -2,12 +2,11 @@ package sms
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 
 	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/store"
-	"github.com/parley-voice/parley/internal/store/sqlite"
+	"github.com/parley-voice/parley/internal/store/sqlite/sqlitetest"
 )
 
 // blindStore hides recorded messages from MessageByProviderID inside
@@ -30,14 +29,10 @@ func (blindTx) MessageByProviderID(context.Context, string, string) (model.Messa
 // constraint and answered with the first record, not an error.
 func TestReceiveRacingRetry(t *testing.T) {
 	ctx := t.Context()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "p.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := sqlitetest.Open(t)
 	org := model.Organization{Name: "o"}
 	conn := model.MessagingConnection{Provider: ProviderTwilio, BaseURL: DefaultBaseURL, AccountSID: "AC", AuthToken: []byte("x")}
-	err = st.Update(ctx, func(tx store.Tx) error {
+	err := st.Update(ctx, func(tx store.Tx) error {
 		if err := tx.CreateOrg(ctx, &org); err != nil {
 			return err
 		}

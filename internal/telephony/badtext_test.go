@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +14,7 @@ import (
 	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/store"
 	"github.com/parley-voice/parley/internal/store/postgres"
-	"github.com/parley-voice/parley/internal/store/sqlite"
+	"github.com/parley-voice/parley/internal/store/sqlite/sqlitetest"
 )
 
 func TestCallerTextIsStorable(t *testing.T) {
@@ -33,11 +32,7 @@ func TestCallerTextIsStorable(t *testing.T) {
 // text is written on every store: the call goes on.
 func TestInboundRecordOfBadSIPText(t *testing.T) {
 	opens := map[string]func(t *testing.T) store.Store{"sqlite": func(t *testing.T) store.Store {
-		st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "parley.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
+		st := sqlitetest.Open(t)
 		return st
 	}}
 	if url := os.Getenv("PARLEY_TEST_DATABASE_URL"); url != "" {

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -23,7 +22,7 @@ import (
 	"github.com/parley-voice/parley/internal/recording"
 	"github.com/parley-voice/parley/internal/secret"
 	"github.com/parley-voice/parley/internal/store"
-	"github.com/parley-voice/parley/internal/store/sqlite"
+	"github.com/parley-voice/parley/internal/store/sqlite/sqlitetest"
 	"github.com/parley-voice/parley/internal/webhook"
 )
 
@@ -71,10 +70,7 @@ func newEnvMedia(t *testing.T, mediaTimeout time.Duration, opts ...envOption) *e
 func newEnvUA(t *testing.T, cfg sipua.Config, opts ...envOption) *env {
 	t.Helper()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "parley.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := sqlitetest.Open(t)
 	key := make([]byte, secret.KeySize)
 	_, _ = rand.Read(key)
 	box, _ := secret.NewBox(key)
@@ -119,7 +115,6 @@ func newEnvUA(t *testing.T, cfg sipua.Config, opts ...envOption) *env {
 		<-queueDone
 		ua.Close()
 		hooks.Close()
-		st.Close()
 	})
 	return e
 }

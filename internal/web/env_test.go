@@ -9,7 +9,6 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -20,7 +19,7 @@ import (
 	"github.com/parley-voice/parley/internal/recording"
 	"github.com/parley-voice/parley/internal/secret"
 	"github.com/parley-voice/parley/internal/store"
-	"github.com/parley-voice/parley/internal/store/sqlite"
+	"github.com/parley-voice/parley/internal/store/sqlite/sqlitetest"
 )
 
 // env is a dashboard over a fresh SQLite store, served on loopback.
@@ -42,11 +41,7 @@ var unlimited = Limit{Rate: 1000, Burst: 1000}
 
 func newEnv(t testing.TB, opts ...envOption) *env {
 	t.Helper()
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "parley.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := sqlitetest.Open(t)
 	box, err := secret.NewBox(bytes.Repeat([]byte{7}, secret.KeySize))
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"io"
 	"log/slog"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -16,7 +15,7 @@ import (
 	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/secret"
 	"github.com/parley-voice/parley/internal/store"
-	"github.com/parley-voice/parley/internal/store/sqlite"
+	"github.com/parley-voice/parley/internal/store/sqlite/sqlitetest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -86,11 +85,7 @@ type bundle struct {
 func setup(t *testing.T) *bundle {
 	t.Helper()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "parley.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := sqlitetest.Open(t)
 	key := make([]byte, secret.KeySize)
 	_, _ = rand.Read(key)
 	box, _ := secret.NewBox(key)
