@@ -99,22 +99,16 @@ func (s *Server) newConnection(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) createConnection(w http.ResponseWriter, r *http.Request) {
-	if err := r.ParseForm(); err != nil {
-		s.renderError(w, r, http.StatusBadRequest, "The form could not be read.")
-		return
-	}
-	in, fr := connectionInput(r.PostForm, true)
-	err := fr.err()
-	if err == nil {
-		var c model.MessagingConnection
-		if c, err = s.MessagingConnections.Create(r.Context(), orgID(r), in); err == nil {
-			http.Redirect(w, r, "/connections/"+c.ID+"?saved=1", http.StatusSeeOther)
-			return
-		}
-	}
-	d := connectionFormData{Creating: true}
-	d.Values = fr.values
-	s.connectionFormFailed(w, r, d, err)
+	saveForm(s, w, r, true, connectionInput,
+		func(in sms.ConnectionInput) (model.MessagingConnection, error) {
+			return s.MessagingConnections.Create(r.Context(), orgID(r), in)
+		},
+		func(c model.MessagingConnection) string { return "/connections/" + c.ID + "?saved=1" },
+		func(values map[string]string, err error) {
+			d := connectionFormData{Creating: true}
+			d.Values = values
+			s.connectionFormFailed(w, r, d, err)
+		})
 }
 
 func (s *Server) editConnection(w http.ResponseWriter, r *http.Request) {
@@ -134,34 +128,20 @@ func (s *Server) updateConnection(w http.ResponseWriter, r *http.Request) {
 		s.failFind(w, r, err) // another organization's connection is not found, form or not
 		return
 	}
-	if err := r.ParseForm(); err != nil {
-		s.renderError(w, r, http.StatusBadRequest, "The form could not be read.")
-		return
-	}
-	in, fr := connectionInput(r.PostForm, false)
-	err = fr.err()
-	if err == nil {
-		if _, err = s.MessagingConnections.Update(r.Context(), orgID(r), c.ID, in); err == nil {
-			http.Redirect(w, r, "/connections/"+c.ID+"?saved=1", http.StatusSeeOther)
-			return
-		}
-	}
-	d := s.connectionValues(c)
-	d.Values = fr.values
-	s.connectionFormFailed(w, r, d, err)
+	saveForm(s, w, r, false, connectionInput,
+		func(in sms.ConnectionInput) (model.MessagingConnection, error) {
+			return s.MessagingConnections.Update(r.Context(), orgID(r), c.ID, in)
+		},
+		func(model.MessagingConnection) string { return "/connections/" + c.ID + "?saved=1" },
+		func(values map[string]string, err error) {
+			d := s.connectionValues(c)
+			d.Values = values
+			s.connectionFormFailed(w, r, d, err)
+		})
 }
 
 func (s *Server) connectionFormFailed(w http.ResponseWriter, r *http.Request, d connectionFormData, err error) {
-	errs, msg, ok := refusal(err)
-	if !ok {
-		s.failFind(w, r, err)
-		return
-	}
-	d.Errors, d.Message = errs, msg
-	if d.Message == "" {
-		d.Message = "The connection was not saved: correct the fields marked below."
-	}
-	s.renderConnectionForm(w, r, http.StatusBadRequest, d)
+	s.refuseForm(w, r, &d.formState, err, "connection", func(status int) { s.renderConnectionForm(w, r, status, d) })
 }
 
 func (s *Server) renderConnectionForm(w http.ResponseWriter, r *http.Request, status int, d connectionFormData) {

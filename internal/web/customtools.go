@@ -152,22 +152,16 @@ func (s *Server) createTool(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if err := r.ParseForm(); err != nil {
-		s.renderError(w, r, http.StatusBadRequest, "The form could not be read.")
-		return
-	}
-	in, fr := toolInput(r.PostForm, true)
-	err := fr.err()
-	if err == nil {
-		var t model.CustomTool
-		if t, err = s.Agents.CreateTool(r.Context(), orgID(r), a.ID, in); err == nil {
-			http.Redirect(w, r, toolPath(a.ID, t.ID)+"?saved=1", http.StatusSeeOther)
-			return
-		}
-	}
-	d := toolFormData{AgentID: a.ID, AgentName: a.Name, Creating: true}
-	d.Values = fr.values
-	s.toolFormFailed(w, r, d, err)
+	saveForm(s, w, r, true, toolInput,
+		func(in agent.ToolInput) (model.CustomTool, error) {
+			return s.Agents.CreateTool(r.Context(), orgID(r), a.ID, in)
+		},
+		func(t model.CustomTool) string { return toolPath(a.ID, t.ID) + "?saved=1" },
+		func(values map[string]string, err error) {
+			d := toolFormData{AgentID: a.ID, AgentName: a.Name, Creating: true}
+			d.Values = values
+			s.toolFormFailed(w, r, d, err)
+		})
 }
 
 func (s *Server) editTool(w http.ResponseWriter, r *http.Request) {
@@ -195,21 +189,16 @@ func (s *Server) updateTool(w http.ResponseWriter, r *http.Request) {
 		s.failFind(w, r, err)
 		return
 	}
-	if err := r.ParseForm(); err != nil {
-		s.renderError(w, r, http.StatusBadRequest, "The form could not be read.")
-		return
-	}
-	in, fr := toolInput(r.PostForm, false)
-	err = fr.err()
-	if err == nil {
-		if _, err = s.Agents.UpdateTool(r.Context(), orgID(r), a.ID, t.ID, in); err == nil {
-			http.Redirect(w, r, toolPath(a.ID, t.ID)+"?saved=1", http.StatusSeeOther)
-			return
-		}
-	}
-	d := toolFormData{AgentID: a.ID, AgentName: a.Name, ID: t.ID}
-	d.Values = fr.values
-	s.toolFormFailed(w, r, d, err)
+	saveForm(s, w, r, false, toolInput,
+		func(in agent.ToolInput) (model.CustomTool, error) {
+			return s.Agents.UpdateTool(r.Context(), orgID(r), a.ID, t.ID, in)
+		},
+		func(model.CustomTool) string { return toolPath(a.ID, t.ID) + "?saved=1" },
+		func(values map[string]string, err error) {
+			d := toolFormData{AgentID: a.ID, AgentName: a.Name, ID: t.ID}
+			d.Values = values
+			s.toolFormFailed(w, r, d, err)
+		})
 }
 
 func (s *Server) toolFormFailed(w http.ResponseWriter, r *http.Request, d toolFormData, err error) {

@@ -150,22 +150,16 @@ func (s *Server) newNumber(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) createNumber(w http.ResponseWriter, r *http.Request) {
-	if err := r.ParseForm(); err != nil {
-		s.renderError(w, r, http.StatusBadRequest, "The form could not be read.")
-		return
-	}
-	in, fr := numberInput(r.PostForm, true)
-	err := fr.err()
-	if err == nil {
-		var n model.PhoneNumber
-		if n, err = s.PhoneNumbers.Create(r.Context(), orgID(r), in); err == nil {
-			http.Redirect(w, r, "/numbers/"+n.ID+"?saved=1", http.StatusSeeOther)
-			return
-		}
-	}
-	d := numberFormData{Creating: true}
-	d.Values = fr.values
-	s.numberFormFailed(w, r, d, err)
+	saveForm(s, w, r, true, numberInput,
+		func(in phonenumber.Input) (model.PhoneNumber, error) {
+			return s.PhoneNumbers.Create(r.Context(), orgID(r), in)
+		},
+		func(n model.PhoneNumber) string { return "/numbers/" + n.ID + "?saved=1" },
+		func(values map[string]string, err error) {
+			d := numberFormData{Creating: true}
+			d.Values = values
+			s.numberFormFailed(w, r, d, err)
+		})
 }
 
 func (s *Server) editNumber(w http.ResponseWriter, r *http.Request) {
@@ -185,34 +179,20 @@ func (s *Server) updateNumber(w http.ResponseWriter, r *http.Request) {
 		s.failFind(w, r, err) // another organization's number is not found, form or not
 		return
 	}
-	if err := r.ParseForm(); err != nil {
-		s.renderError(w, r, http.StatusBadRequest, "The form could not be read.")
-		return
-	}
-	in, fr := numberInput(r.PostForm, false)
-	err = fr.err()
-	if err == nil {
-		if _, err = s.PhoneNumbers.Update(r.Context(), orgID(r), n.ID, in); err == nil {
-			http.Redirect(w, r, "/numbers/"+n.ID+"?saved=1", http.StatusSeeOther)
-			return
-		}
-	}
-	d := numberFormData{ID: n.ID}
-	d.Values = fr.values
-	s.numberFormFailed(w, r, d, err)
+	saveForm(s, w, r, false, numberInput,
+		func(in phonenumber.Input) (model.PhoneNumber, error) {
+			return s.PhoneNumbers.Update(r.Context(), orgID(r), n.ID, in)
+		},
+		func(model.PhoneNumber) string { return "/numbers/" + n.ID + "?saved=1" },
+		func(values map[string]string, err error) {
+			d := numberFormData{ID: n.ID}
+			d.Values = values
+			s.numberFormFailed(w, r, d, err)
+		})
 }
 
 func (s *Server) numberFormFailed(w http.ResponseWriter, r *http.Request, d numberFormData, err error) {
-	errs, msg, ok := refusal(err)
-	if !ok {
-		s.failFind(w, r, err)
-		return
-	}
-	d.Errors, d.Message = errs, msg
-	if d.Message == "" {
-		d.Message = "The number was not saved: correct the fields marked below."
-	}
-	s.renderNumberForm(w, r, http.StatusBadRequest, d)
+	s.refuseForm(w, r, &d.formState, err, "number", func(status int) { s.renderNumberForm(w, r, status, d) })
 }
 
 func (s *Server) renderNumberForm(w http.ResponseWriter, r *http.Request, status int, d numberFormData) {

@@ -182,22 +182,14 @@ func (s *Server) newTrunk(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) createTrunk(w http.ResponseWriter, r *http.Request) {
-	if err := r.ParseForm(); err != nil {
-		s.renderError(w, r, http.StatusBadRequest, "The form could not be read.")
-		return
-	}
-	in, fr := trunkInput(r.PostForm, true)
-	err := fr.err()
-	if err == nil {
-		var t model.SIPTrunk
-		if t, err = s.SIPTrunks.Create(r.Context(), orgID(r), in); err == nil {
-			http.Redirect(w, r, "/trunks/"+t.ID+"?saved=1", http.StatusSeeOther)
-			return
-		}
-	}
-	d := trunkFormData{Creating: true}
-	d.Values = fr.values
-	s.trunkFormFailed(w, r, d, err)
+	saveForm(s, w, r, true, trunkInput,
+		func(in siptrunk.Input) (model.SIPTrunk, error) { return s.SIPTrunks.Create(r.Context(), orgID(r), in) },
+		func(t model.SIPTrunk) string { return "/trunks/" + t.ID + "?saved=1" },
+		func(values map[string]string, err error) {
+			d := trunkFormData{Creating: true}
+			d.Values = values
+			s.trunkFormFailed(w, r, d, err)
+		})
 }
 
 func (s *Server) editTrunk(w http.ResponseWriter, r *http.Request) {
@@ -217,34 +209,20 @@ func (s *Server) updateTrunk(w http.ResponseWriter, r *http.Request) {
 		s.failFind(w, r, err) // another organization's trunk is not found, form or not
 		return
 	}
-	if err := r.ParseForm(); err != nil {
-		s.renderError(w, r, http.StatusBadRequest, "The form could not be read.")
-		return
-	}
-	in, fr := trunkInput(r.PostForm, false)
-	err = fr.err()
-	if err == nil {
-		if _, err = s.SIPTrunks.Update(r.Context(), orgID(r), t.ID, in); err == nil {
-			http.Redirect(w, r, "/trunks/"+t.ID+"?saved=1", http.StatusSeeOther)
-			return
-		}
-	}
-	d := trunkValues(t)
-	d.Values = fr.values
-	s.trunkFormFailed(w, r, d, err)
+	saveForm(s, w, r, false, trunkInput,
+		func(in siptrunk.Input) (model.SIPTrunk, error) {
+			return s.SIPTrunks.Update(r.Context(), orgID(r), t.ID, in)
+		},
+		func(model.SIPTrunk) string { return "/trunks/" + t.ID + "?saved=1" },
+		func(values map[string]string, err error) {
+			d := trunkValues(t)
+			d.Values = values
+			s.trunkFormFailed(w, r, d, err)
+		})
 }
 
 func (s *Server) trunkFormFailed(w http.ResponseWriter, r *http.Request, d trunkFormData, err error) {
-	errs, msg, ok := refusal(err)
-	if !ok {
-		s.failFind(w, r, err)
-		return
-	}
-	d.Errors, d.Message = errs, msg
-	if d.Message == "" {
-		d.Message = "The trunk was not saved: correct the fields marked below."
-	}
-	s.renderTrunkForm(w, r, http.StatusBadRequest, d)
+	s.refuseForm(w, r, &d.formState, err, "trunk", func(status int) { s.renderTrunkForm(w, r, status, d) })
 }
 
 func (s *Server) renderTrunkForm(w http.ResponseWriter, r *http.Request, status int, d trunkFormData) {
