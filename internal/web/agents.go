@@ -28,14 +28,11 @@ type option struct {
 }
 
 type agentListData struct {
-	Filter     store.AgentFilter
-	Agents     []agent.View
-	Total      int
-	Page, Last int
-	Folders    []option
-	Errors     []string
-	PrevURL    string
-	NextURL    string
+	Filter store.AgentFilter
+	Agents []agent.View
+	pager
+	Folders []option
+	Errors  []string
 }
 
 // agentFilter reads the list's query with GET /v1/agents' parameters and
@@ -95,24 +92,12 @@ func (s *Server) listAgents(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	data := agentListData{Filter: f, Agents: views, Total: total, Page: f.Number, Folders: folders, Errors: problems}
-	data.Last = max(1, (total+f.Size-1)/f.Size)
-	if f.Number > 1 {
-		data.PrevURL = pageURL(r.URL.Query(), f.Number-1)
-	}
-	if f.Number < data.Last {
-		data.NextURL = pageURL(r.URL.Query(), f.Number+1)
-	}
+	data := agentListData{Filter: f, Agents: views, pager: newPager(r.URL, f.Page, total, nil), Folders: folders, Errors: problems}
 	status := http.StatusOK
 	if len(problems) > 0 {
 		status = http.StatusBadRequest
 	}
 	s.render(w, r, status, "agents", "Agents", "agents", data)
-}
-
-func pageURL(q url.Values, page int) string {
-	q.Set("page", strconv.Itoa(page))
-	return "/agents?" + q.Encode()
 }
 
 // agentFormData is the agent form: its sections, the values shown, the

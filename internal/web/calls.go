@@ -4,9 +4,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
-	"strconv"
 
 	"github.com/parley-voice/parley/internal/invalid"
 	"github.com/parley-voice/parley/internal/model"
@@ -14,16 +12,12 @@ import (
 )
 
 type callListData struct {
-	Filter   store.CallFilter
-	Calls    []model.Call
-	Total    int
-	Page     int
-	Last     int
+	Filter store.CallFilter
+	Calls  []model.Call
+	pager
 	Statuses []string
 	Sorts    []string
 	Errors   []string
-	PrevURL  string
-	NextURL  string
 	Live     []model.Call
 }
 
@@ -51,24 +45,12 @@ func (s *Server) listCalls(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	d := callListData{Filter: f, Calls: calls, Total: total, Page: f.Number, Statuses: callStatuses, Sorts: callSorts, Errors: problems, Live: live}
-	d.Last = max(1, (total+f.Size-1)/f.Size)
-	if f.Number > 1 {
-		d.PrevURL = callPageURL(r.URL.Query(), f.Number-1)
-	}
-	if f.Number < d.Last {
-		d.NextURL = callPageURL(r.URL.Query(), f.Number+1)
-	}
+	d := callListData{Filter: f, Calls: calls, pager: newPager(r.URL, f.Page, total, nil), Statuses: callStatuses, Sorts: callSorts, Errors: problems, Live: live}
 	status := http.StatusOK
 	if len(problems) > 0 {
 		status = http.StatusBadRequest
 	}
 	s.render(w, r, status, "calls", "Calls", "calls", d)
-}
-
-func callPageURL(q url.Values, page int) string {
-	q.Set("page", strconv.Itoa(page))
-	return "/calls?" + q.Encode()
 }
 
 // liveCallsPartial is the live section alone, which the list polls.

@@ -3,7 +3,6 @@ package web
 import (
 	"net/http"
 	"net/url"
-	"strconv"
 
 	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/store"
@@ -16,13 +15,9 @@ var messageStatuses = []string{model.MessageQueued, model.MessageSent, model.Mes
 type messageListData struct {
 	Filter   store.MessageFilter
 	Messages []model.Message
-	Total    int
-	Page     int
-	Last     int
+	pager
 	Statuses []string
 	Errors   []string
-	PrevURL  string
-	NextURL  string
 }
 
 // messageFilter reads the message list's query with GET /v1/messages'
@@ -47,22 +42,10 @@ func (s *Server) listMessages(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	d := messageListData{Filter: f, Messages: msgs, Total: total, Page: f.Number, Statuses: messageStatuses, Errors: problems}
-	d.Last = max(1, (total+f.Size-1)/f.Size)
-	if f.Number > 1 {
-		d.PrevURL = messagePageURL(r.URL.Query(), f.Number-1)
-	}
-	if f.Number < d.Last {
-		d.NextURL = messagePageURL(r.URL.Query(), f.Number+1)
-	}
+	d := messageListData{Filter: f, Messages: msgs, pager: newPager(r.URL, f.Page, total, nil), Statuses: messageStatuses, Errors: problems}
 	status := http.StatusOK
 	if len(problems) > 0 {
 		status = http.StatusBadRequest
 	}
 	s.render(w, r, status, "messages", "Messages", "messages", d)
-}
-
-func messagePageURL(q url.Values, page int) string {
-	q.Set("page", strconv.Itoa(page))
-	return "/messages?" + q.Encode()
 }

@@ -8,8 +8,8 @@ import (
 	"github.com/parley-voice/parley/internal/store"
 )
 
-// pager is a list's page navigation, drawn by the "pager" partial as the
-// agents list draws its own.
+// pager is a list's page navigation, drawn by the "pager" partial; every
+// paged list carries one.
 type pager struct {
 	Total, Page, Last int
 	PrevURL, NextURL  string

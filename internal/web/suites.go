@@ -25,14 +25,8 @@ type suiteRow struct {
 type suiteListData struct {
 	Filter store.TestSuiteFilter
 	Suites []suiteRow
-	Total  int
-	Page   int
-	Last   int
+	pager  // its Problems are the list query's broken parameters
 	Agents []option
-	// Problems are the list query's broken parameters.
-	Problems []string
-	PrevURL  string
-	NextURL  string
 }
 
 var suiteFields = []agentField{
@@ -67,16 +61,9 @@ func (s *Server) listSuites(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	d.Filter, d.Total, d.Page, d.Problems = f, total, f.Number, problems
+	d.Filter, d.pager = f, newPager(r.URL, f.Page, total, problems)
 	for _, ts := range suites {
 		d.Suites = append(d.Suites, suiteRow{TestSuite: ts, Agent: label(d.Agents, &ts.AgentID)})
-	}
-	d.Last = max(1, (total+f.Size-1)/f.Size)
-	if f.Number > 1 {
-		d.PrevURL = listPageURL("/suites", r.URL.Query(), f.Number-1)
-	}
-	if f.Number < d.Last {
-		d.NextURL = listPageURL("/suites", r.URL.Query(), f.Number+1)
 	}
 	status := http.StatusOK
 	if len(problems) > 0 {
