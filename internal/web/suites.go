@@ -96,27 +96,20 @@ func suiteInput(form url.Values, creating bool) (eval.SuiteInput, *formReader) {
 }
 
 func (s *Server) createSuite(w http.ResponseWriter, r *http.Request) {
-	if err := r.ParseForm(); err != nil {
-		s.renderError(w, r, http.StatusBadRequest, "The form could not be read.")
-		return
-	}
-	in, fr := suiteInput(r.PostForm, true)
-	err := fr.err()
-	if err == nil {
-		var ts model.TestSuite
-		if ts, err = s.TestSuites.CreateSuite(r.Context(), orgID(r), in); err == nil {
-			http.Redirect(w, r, "/suites/"+ts.ID, http.StatusSeeOther)
-			return
-		}
-	}
-	errs, msg, ok := refusal(err)
-	if !ok {
-		s.fail(w, r, err)
-		return
-	}
-	d := suiteFormData{Creating: true}
-	d.Values, d.Errors, d.Message = fr.values, errs, msg
-	s.renderSuiteForm(w, r, http.StatusBadRequest, d)
+	saveForm(s, w, r, true, suiteInput,
+		func(in eval.SuiteInput) (model.TestSuite, error) {
+			return s.TestSuites.CreateSuite(r.Context(), orgID(r), in)
+		},
+		func(ts model.TestSuite) string { return "/suites/" + ts.ID },
+		func(values map[string]string, err error) {
+			d := suiteFormData{Creating: true}
+			d.Values = values
+			s.suiteFormFailed(w, r, d, err)
+		})
+}
+
+func (s *Server) suiteFormFailed(w http.ResponseWriter, r *http.Request, d suiteFormData, err error) {
+	s.refuseForm(w, r, &d.formState, err, "test suite", func(status int) { s.renderSuiteForm(w, r, status, d) })
 }
 
 // suiteFormData is the suite form, new or edit.
@@ -185,26 +178,16 @@ func (s *Server) updateSuite(w http.ResponseWriter, r *http.Request) {
 		s.failFind(w, r, err)
 		return
 	}
-	if err := r.ParseForm(); err != nil {
-		s.renderError(w, r, http.StatusBadRequest, "The form could not be read.")
-		return
-	}
-	in, fr := suiteInput(r.PostForm, false)
-	err = fr.err()
-	if err == nil {
-		if _, err = s.TestSuites.UpdateSuite(r.Context(), orgID(r), ts.ID, in); err == nil {
-			http.Redirect(w, r, "/suites/"+ts.ID, http.StatusSeeOther)
-			return
-		}
-	}
-	errs, msg, ok := refusal(err)
-	if !ok {
-		s.failFind(w, r, err)
-		return
-	}
-	d := suiteFormData{ID: ts.ID, Name: ts.Name}
-	d.Values, d.Errors, d.Message = fr.values, errs, msg
-	s.renderSuiteForm(w, r, http.StatusBadRequest, d)
+	saveForm(s, w, r, false, suiteInput,
+		func(in eval.SuiteInput) (model.TestSuite, error) {
+			return s.TestSuites.UpdateSuite(r.Context(), orgID(r), ts.ID, in)
+		},
+		func(model.TestSuite) string { return "/suites/" + ts.ID },
+		func(values map[string]string, err error) {
+			d := suiteFormData{ID: ts.ID, Name: ts.Name}
+			d.Values = values
+			s.suiteFormFailed(w, r, d, err)
+		})
 }
 
 func (s *Server) confirmDeleteSuite(w http.ResponseWriter, r *http.Request) {

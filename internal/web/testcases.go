@@ -106,29 +106,24 @@ func (s *Server) createCase(w http.ResponseWriter, r *http.Request) {
 		s.failFind(w, r, err)
 		return
 	}
-	if err := r.ParseForm(); err != nil {
-		s.renderError(w, r, http.StatusBadRequest, "The form could not be read.")
-		return
-	}
-	in, fr := caseInput(r.PostForm, true)
-	err = fr.err()
-	if err == nil {
-		if _, err = s.TestSuites.CreateCase(r.Context(), orgID(r), ts.ID, in); err == nil {
-			http.Redirect(w, r, "/suites/"+ts.ID+"?saved=1#cases", http.StatusSeeOther)
-			return
-		}
-	}
-	s.refuseCase(w, r, err, caseFormData{Suite: ts, Creating: true}, fr)
+	saveForm(s, w, r, true, caseInput,
+		func(in eval.CaseInput) (model.TestCase, error) {
+			return s.TestSuites.CreateCase(r.Context(), orgID(r), ts.ID, in)
+		},
+		func(model.TestCase) string { return "/suites/" + ts.ID + "?saved=1#cases" },
+		func(values map[string]string, err error) {
+			s.refuseCase(w, r, err, caseFormData{Suite: ts, Creating: true}, values)
+		})
 }
 
 // refuseCase shows the case form again with the service's refusal.
-func (s *Server) refuseCase(w http.ResponseWriter, r *http.Request, err error, d caseFormData, fr *formReader) {
+func (s *Server) refuseCase(w http.ResponseWriter, r *http.Request, err error, d caseFormData, values map[string]string) {
 	errs, msg, status, ok := evalRefusal(err)
 	if !ok {
 		s.failFind(w, r, err)
 		return
 	}
-	d.Values, d.Errors, d.Message = fr.values, errs, msg
+	d.Values, d.Errors, d.Message = values, errs, msg
 	title := "New test case"
 	if !d.Creating {
 		title = "Edit test case"
@@ -163,19 +158,14 @@ func (s *Server) updateCase(w http.ResponseWriter, r *http.Request) {
 		s.failFind(w, r, err)
 		return
 	}
-	if err := r.ParseForm(); err != nil {
-		s.renderError(w, r, http.StatusBadRequest, "The form could not be read.")
-		return
-	}
-	in, fr := caseInput(r.PostForm, false)
-	err = fr.err()
-	if err == nil {
-		if _, err = s.TestSuites.UpdateCase(r.Context(), orgID(r), ts.ID, c.ID, in); err == nil {
-			http.Redirect(w, r, "/suites/"+ts.ID+"#cases", http.StatusSeeOther)
-			return
-		}
-	}
-	s.refuseCase(w, r, err, caseFormData{Suite: ts, ID: c.ID}, fr)
+	saveForm(s, w, r, false, caseInput,
+		func(in eval.CaseInput) (model.TestCase, error) {
+			return s.TestSuites.UpdateCase(r.Context(), orgID(r), ts.ID, c.ID, in)
+		},
+		func(model.TestCase) string { return "/suites/" + ts.ID + "#cases" },
+		func(values map[string]string, err error) {
+			s.refuseCase(w, r, err, caseFormData{Suite: ts, ID: c.ID}, values)
+		})
 }
 
 func (s *Server) confirmDeleteCase(w http.ResponseWriter, r *http.Request) {
