@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/url"
 
-	"github.com/parley-voice/parley/internal/agent"
 	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/phonenumber"
 	"github.com/parley-voice/parley/internal/store"
@@ -88,14 +87,8 @@ func (s *Server) numberChoices(ctx context.Context, orgID string) (trunks, agent
 	for _, t := range ts {
 		trunks = append(trunks, option{t.ID, t.FriendlyName})
 	}
-	as, err := allPages(func(p store.Page) ([]agent.View, int, error) {
-		return s.Agents.List(ctx, orgID, store.AgentFilter{Page: p, SortBy: store.SortName})
-	})
-	if err != nil {
+	if agents, err = s.agentOptions(ctx, orgID); err != nil {
 		return nil, nil, err
-	}
-	for _, a := range as {
-		agents = append(agents, option{a.ID, a.Name})
 	}
 	return trunks, agents, nil
 }

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/parley-voice/parley/internal/agent"
 	"github.com/parley-voice/parley/internal/eval"
 	"github.com/parley-voice/parley/internal/invalid"
 	"github.com/parley-voice/parley/internal/model"
@@ -77,9 +78,12 @@ func listPageURL(path string, q url.Values, page int) string {
 	return path + "?" + q.Encode()
 }
 
-// agentOptions are the organization's agents (the first page, by name).
+// agentOptions are every agent of the organization, by name: a suite form's
+// choices (allPages says why all) and the suite list's agent names.
 func (s *Server) agentOptions(ctx context.Context, orgID string) ([]option, error) {
-	as, _, err := s.Agents.List(ctx, orgID, store.AgentFilter{Page: store.Page{Number: 1, Size: maxPageSize, SortDir: store.Asc}, SortBy: store.SortName})
+	as, err := allPages(func(p store.Page) ([]agent.View, int, error) {
+		return s.Agents.List(ctx, orgID, store.AgentFilter{Page: p, SortBy: store.SortName})
+	})
 	if err != nil {
 		return nil, err
 	}

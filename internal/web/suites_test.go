@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"html"
 	"net/http"
 	"net/url"
@@ -332,6 +333,8 @@ func TestSuiteListPages(t *testing.T) {
 		ts, _ := e.newSuite(u.OrgID, a.ID, name)
 		ids = append(ids, ts.ID)
 	}
+	// The agent's page leads to its suites.
+	wantContains(t, b.get("/agents/"+a.ID), `href="/suites?agentId=`+a.ID+`"`)
 	p := b.get("/suites?pageSize=2&agentId=" + a.ID)
 	wantStatus(t, p, http.StatusOK)
 	wantContains(t, p, "3 test suites", "Page 1 of 2", `href="/suites?agentId=`+a.ID+`&amp;page=2&amp;pageSize=2" rel="next"`, "/suites/"+ids[2], "/suites/"+ids[1])
@@ -342,5 +345,25 @@ func TestSuiteListPages(t *testing.T) {
 	wantContains(t, p, "Page 2 of 2", `rel="prev"`, "/suites/"+ids[0])
 	if contains(p.body, "/suites/"+ids[2]) {
 		t.Fatal("page 2 of 2 shows the newest suite")
+	}
+}
+
+// TestSuiteFormOffersEveryAgent: a suite whose agent sorts past the first
+// 100 keeps it selected on its edit form (a required select with the agent
+// missing would fall to the first option, and saving would move the suite
+// to another agent), and the list names it.
+func TestSuiteFormOffersEveryAgent(t *testing.T) {
+	e := newEnv(t)
+	b, u := e.signedIn("acme", "ada@example.com")
+	for i := range maxPageSize + 1 {
+		e.newAgentIn(u.OrgID, fmt.Sprintf("Agent %03d", i))
+	}
+	last := e.newAgentIn(u.OrgID, "Zed")
+	ts, _ := e.newSuite(u.OrgID, last.ID, "Far")
+	wantContains(t, b.get("/suites/"+ts.ID+"/edit"), `<option value="`+last.ID+`" selected>Zed</option>`)
+	p := b.get("/suites")
+	wantContains(t, p, "Zed")
+	if contains(p.body, ">"+last.ID+"<") {
+		t.Fatal("the suite list names the agent by its id")
 	}
 }
