@@ -137,6 +137,21 @@ func (s *Server) toolAgent(w http.ResponseWriter, r *http.Request) (agent.View, 
 	return v, true
 }
 
+// agentTool is the organization's agent and its custom tool the path
+// names; on false the answer is written.
+func (s *Server) agentTool(w http.ResponseWriter, r *http.Request) (agent.View, model.CustomTool, bool) {
+	a, ok := s.toolAgent(w, r)
+	if !ok {
+		return a, model.CustomTool{}, false
+	}
+	t, err := s.Agents.Tool(r.Context(), orgID(r), a.ID, r.PathValue("toolId"))
+	if err != nil {
+		s.failFind(w, r, err)
+		return a, t, false
+	}
+	return a, t, true
+}
+
 func (s *Server) newTool(w http.ResponseWriter, r *http.Request) {
 	a, ok := s.toolAgent(w, r)
 	if !ok {
@@ -165,13 +180,8 @@ func (s *Server) createTool(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) editTool(w http.ResponseWriter, r *http.Request) {
-	a, ok := s.toolAgent(w, r)
+	a, t, ok := s.agentTool(w, r)
 	if !ok {
-		return
-	}
-	t, err := s.Agents.Tool(r.Context(), orgID(r), a.ID, r.PathValue("toolId"))
-	if err != nil {
-		s.failFind(w, r, err)
 		return
 	}
 	d := toolFormData{AgentID: a.ID, AgentName: a.Name, ID: t.ID, Saved: r.URL.Query().Get("saved") == "1"}
@@ -180,13 +190,8 @@ func (s *Server) editTool(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) updateTool(w http.ResponseWriter, r *http.Request) {
-	a, ok := s.toolAgent(w, r)
+	a, t, ok := s.agentTool(w, r)
 	if !ok {
-		return
-	}
-	t, err := s.Agents.Tool(r.Context(), orgID(r), a.ID, r.PathValue("toolId"))
-	if err != nil {
-		s.failFind(w, r, err)
 		return
 	}
 	saveForm(s, w, r, false, toolInput,
@@ -234,13 +239,8 @@ func (s *Server) renderToolForm(w http.ResponseWriter, r *http.Request, status i
 }
 
 func (s *Server) confirmDeleteTool(w http.ResponseWriter, r *http.Request) {
-	a, ok := s.toolAgent(w, r)
+	a, t, ok := s.agentTool(w, r)
 	if !ok {
-		return
-	}
-	t, err := s.Agents.Tool(r.Context(), orgID(r), a.ID, r.PathValue("toolId"))
-	if err != nil {
-		s.failFind(w, r, err)
 		return
 	}
 	s.render(w, r, http.StatusOK, "confirm", "Delete tool "+t.Name, "agents", confirmData{

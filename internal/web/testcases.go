@@ -80,13 +80,18 @@ func caseValues(c model.TestCase) map[string]string {
 	return v
 }
 
-// testCase is the suite's case the path names.
-func (s *Server) testCase(r *http.Request, suiteID string) (model.TestCase, error) {
+// testCase is the organization's suite and its case the path names.
+func (s *Server) testCase(r *http.Request) (model.TestSuite, model.TestCase, error) {
+	ts, err := s.suite(r)
+	if err != nil {
+		return ts, model.TestCase{}, err
+	}
 	id := r.PathValue("caseId")
 	if !model.IsUUID(id) {
-		return model.TestCase{}, errNotFound
+		return ts, model.TestCase{}, errNotFound
 	}
-	return s.TestSuites.GetCase(r.Context(), orgID(r), suiteID, id)
+	c, err := s.TestSuites.GetCase(r.Context(), orgID(r), ts.ID, id)
+	return ts, c, err
 }
 
 func (s *Server) newCase(w http.ResponseWriter, r *http.Request) {
@@ -132,12 +137,7 @@ func (s *Server) refuseCase(w http.ResponseWriter, r *http.Request, err error, d
 }
 
 func (s *Server) editCase(w http.ResponseWriter, r *http.Request) {
-	ts, err := s.suite(r)
-	if err != nil {
-		s.failFind(w, r, err)
-		return
-	}
-	c, err := s.testCase(r, ts.ID)
+	ts, c, err := s.testCase(r)
 	if err != nil {
 		s.failFind(w, r, err)
 		return
@@ -148,12 +148,7 @@ func (s *Server) editCase(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) updateCase(w http.ResponseWriter, r *http.Request) {
-	ts, err := s.suite(r)
-	if err != nil {
-		s.failFind(w, r, err)
-		return
-	}
-	c, err := s.testCase(r, ts.ID)
+	ts, c, err := s.testCase(r)
 	if err != nil {
 		s.failFind(w, r, err)
 		return
@@ -169,12 +164,7 @@ func (s *Server) updateCase(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) confirmDeleteCase(w http.ResponseWriter, r *http.Request) {
-	ts, err := s.suite(r)
-	if err != nil {
-		s.failFind(w, r, err)
-		return
-	}
-	c, err := s.testCase(r, ts.ID)
+	ts, c, err := s.testCase(r)
 	if err != nil {
 		s.failFind(w, r, err)
 		return
@@ -187,12 +177,7 @@ func (s *Server) confirmDeleteCase(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) deleteCase(w http.ResponseWriter, r *http.Request) {
-	ts, err := s.suite(r)
-	if err != nil {
-		s.failFind(w, r, err)
-		return
-	}
-	c, err := s.testCase(r, ts.ID)
+	ts, c, err := s.testCase(r)
 	if err == nil {
 		err = s.TestSuites.DeleteCase(r.Context(), orgID(r), ts.ID, c.ID)
 	}
