@@ -93,15 +93,8 @@ func (s *Connections) Create(ctx context.Context, orgID string, in ConnectionInp
 		return model.MessagingConnection{}, err
 	}
 	now := model.Now()
-	c := model.MessagingConnection{
-		ID: model.NewPrefixedID(IDPrefix), OrgID: orgID, Name: in.Name.Ptr(), Provider: in.Provider.V,
-		BaseURL: DefaultBaseURL, AccountSID: in.AccountSID.V, AuthToken: s.Box.Seal(in.AuthToken.V),
-		FromNumber: in.FromNumber.Ptr(), MessagingServiceSID: in.MessagingServiceSID.Ptr(),
-		CreatedAt: now, UpdatedAt: now,
-	}
-	if in.BaseURL.Present() {
-		c.BaseURL = in.BaseURL.V
-	}
+	c := model.MessagingConnection{ID: model.NewPrefixedID(IDPrefix), OrgID: orgID, BaseURL: DefaultBaseURL, CreatedAt: now, UpdatedAt: now}
+	s.apply(&c, &in)
 	err := s.Store.Update(ctx, func(tx store.Tx) error { return tx.CreateMessagingConnection(ctx, &c) })
 	return c, err
 }

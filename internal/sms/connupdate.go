@@ -32,6 +32,7 @@ func (s *Connections) Update(ctx context.Context, orgID, id string, in Connectio
 	return c, err
 }
 
+// apply sets what in carries on c: all of a create, the keys of an update.
 func (s *Connections) apply(c *model.MessagingConnection, in *ConnectionInput) {
 	if in.Name.Set {
 		c.Name = in.Name.Ptr()
