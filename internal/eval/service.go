@@ -107,7 +107,15 @@ func (s *Service) CreateCase(ctx context.Context, orgID, suiteID string, in Case
 	now := model.Now()
 	c := model.TestCase{ID: model.NewID(), OrgID: orgID, SuiteID: suiteID, Attempts: 1, CreatedAt: now, UpdatedAt: now}
 	in.apply(&c)
-	err := s.Store.Update(ctx, func(tx store.Tx) error {
+	err := s.addCases(ctx, orgID, suiteID, []model.TestCase{c}, func(int) string { return "a test suite holds at most 100 test cases" })
+	return c, err
+}
+
+// addCases stores new cases in the organization's suite, in one
+// transaction; a suite they would take past MaxCasesPerSuite refuses them
+// all with full's message for the n cases it holds.
+func (s *Service) addCases(ctx context.Context, orgID, suiteID string, cases []model.TestCase, full func(n int) string) error {
+	return s.Store.Update(ctx, func(tx store.Tx) error {
 		if _, err := tx.GetTestSuite(ctx, orgID, suiteID); err != nil {
 			return err
 		}
@@ -115,12 +123,16 @@ func (s *Service) CreateCase(ctx context.Context, orgID, suiteID string, in Case
 		if err != nil {
 			return err
 		}
-		if n >= MaxCasesPerSuite {
-			return &invalid.Conflict{Message: "a test suite holds at most 100 test cases"}
+		if n+len(cases) > MaxCasesPerSuite {
+			return &invalid.Conflict{Message: full(n)}
 		}
-		return tx.CreateTestCase(ctx, &c)
+		for i := range cases {
+			if err := tx.CreateTestCase(ctx, &cases[i]); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
-	return c, err
 }
 
 // CreateCases adds several cases to a suite at once, such as the tests the
@@ -155,23 +167,8 @@ func (s *Service) CreateCases(ctx context.Context, orgID, suiteID string, ins []
 		out[i] = model.TestCase{ID: model.NewID(), OrgID: orgID, SuiteID: suiteID, Attempts: 1, CreatedAt: at, UpdatedAt: at}
 		ins[i].apply(&out[i])
 	}
-	err := s.Store.Update(ctx, func(tx store.Tx) error {
-		if _, err := tx.GetTestSuite(ctx, orgID, suiteID); err != nil {
-			return err
-		}
-		_, n, err := tx.ListTestCases(ctx, orgID, suiteID, store.Page{Number: 1, Size: 1})
-		if err != nil {
-			return err
-		}
-		if n+len(out) > MaxCasesPerSuite {
-			return &invalid.Conflict{Message: fmt.Sprintf("a test suite holds at most %d test cases and this one has %d", MaxCasesPerSuite, n)}
-		}
-		for i := range out {
-			if err := tx.CreateTestCase(ctx, &out[i]); err != nil {
-				return err
-			}
-		}
-		return nil
+	err := s.addCases(ctx, orgID, suiteID, out, func(n int) string {
+		return fmt.Sprintf("a test suite holds at most %d test cases and this one has %d", MaxCasesPerSuite, n)
 	})
 	if err != nil {
 		return nil, err
