@@ -1,6 +1,7 @@
 package web
 
 import (
+	"encoding/json"
 	"errors"
 	"net/url"
 	"strconv"
@@ -44,6 +45,32 @@ func blank[T any](creating bool) opt.Field[T] {
 		return opt.Field[T]{}
 	}
 	return opt.Field[T]{Set: true, Null: true}
+}
+
+// jsonObject reads a textarea holding a JSON object, refused with refusal
+// when it holds anything else, or escapes (such as \u0000) that decode into
+// text no store keeps.
+func (fr *formReader) jsonObject(name, refusal string) opt.Field[map[string]any] {
+	v, ok := fr.raw(name)
+	if !ok {
+		return opt.Field[map[string]any]{}
+	}
+	if v == "" {
+		return blank[map[string]any](fr.creating)
+	}
+	var obj map[string]any
+	if json.Unmarshal([]byte(v), &obj) != nil || obj == nil {
+		fr.problems.Add(name, "%s", refusal)
+		return opt.Field[map[string]any]{}
+	}
+	var bad *invalid.Error
+	if errors.As(opt.CheckText([]byte(v)), &bad) {
+		for _, f := range bad.Fields {
+			fr.problems.Add(name, "%s: %s", f.Name, f.Message)
+		}
+		return opt.Field[map[string]any]{}
+	}
+	return opt.Value(obj)
 }
 
 func (fr *formReader) text(name string) opt.Field[string] {

@@ -2,7 +2,6 @@ package web
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -49,25 +48,7 @@ func caseInput(form url.Values, creating bool) (eval.CaseInput, *formReader) {
 	fr := newFormReader(form, creating)
 	in := eval.CaseInput{Name: fr.required("name"), Script: fr.required("script"), ScoringRubric: fr.required("scoringRubric"),
 		Attempts: fr.number("attempts", true)}
-	if v, ok := fr.raw("variables"); ok {
-		var vars map[string]any
-		switch {
-		case v == "":
-			in.Variables = blank[map[string]any](creating)
-		case json.Unmarshal([]byte(v), &vars) != nil || vars == nil:
-			fr.problems.Add("variables", `must be a JSON object, such as {"name": "Ada"}`)
-		default:
-			// Escapes such as \u0000 decode into text no store keeps.
-			var bad *invalid.Error
-			if errors.As(opt.CheckText([]byte(v)), &bad) {
-				for _, f := range bad.Fields {
-					fr.problems.Add("variables", "%s: %s", f.Name, f.Message)
-				}
-				break
-			}
-			in.Variables = opt.Value(vars)
-		}
-	}
+	in.Variables = fr.jsonObject("variables", `must be a JSON object, such as {"name": "Ada"}`)
 	return in, fr
 }
 
