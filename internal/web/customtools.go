@@ -62,19 +62,7 @@ func toolInput(form url.Values, creating bool) (agent.ToolInput, *formReader) {
 		Headers:            fr.keyValues("headers", ":", "Name: value"),
 		QueryParams:        fr.keyValues("queryParams", "=", "name=value"),
 	}
-	if v, ok := fr.raw("schema"); ok {
-		switch {
-		case v == "":
-			in.Schema = blank[map[string]any](creating)
-		default:
-			var schema map[string]any
-			if err := json.Unmarshal([]byte(v), &schema); err != nil || schema == nil {
-				fr.problems.Add("schema", "must be a JSON object")
-			} else {
-				in.Schema = opt.Value(schema)
-			}
-		}
-	}
+	in.Schema = fr.jsonObject("schema", "must be a JSON object")
 	return in, fr
 }
 

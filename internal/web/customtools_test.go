@@ -32,6 +32,12 @@ func TestCustomToolForms(t *testing.T) {
 	wantStatus(t, p, http.StatusBadRequest)
 	wantContains(t, p, `id="name-error"`, "is the name of a system tool", `id="webhookUrl-error"`, `id="timeoutSeconds-error"`,
 		`id="schema-error"`, `schema.type: must be &#34;object&#34;`, `id="headers-error"`, "headers[0].key: must be a valid HTTP header name")
+	// A schema whose escapes decode into text no store keeps (PostgreSQL
+	// refuses \u0000 in JSON) is refused at its input.
+	p = b.post(base+"/tools", url.Values{"name": {"book_table"}, "webhookUrl": {"https://hooks.example.com/book"},
+		"schema": {`{"type": "object", "description": "a\u0000b"}`}})
+	wantStatus(t, p, http.StatusBadRequest)
+	wantContains(t, p, `id="schema-error"`)
 	if tools, _ := e.svc.Agents.Tools(ctx, u.OrgID, a.ID); len(tools) != 0 {
 		t.Fatalf("a refused form stored %+v", tools)
 	}
