@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"math"
 	"path/filepath"
 
 	"github.com/parley-voice/parley/internal/provider/stt/sphinx"
@@ -16,19 +17,27 @@ type SphinxConfig struct {
 	Decoders  int
 	MLLR      string
 	PhoneMLLR string
+	// GenericWeight is the generic model's weight in each agent's
+	// language model; 0 none.
+	GenericWeight float64
 }
 
 func sphinxFlags(fs *flag.FlagSet, c *SphinxConfig) {
 	fs.IntVar(&c.Decoders, "sphinx-decoders", sphinx.DefaultDecoders(), fmt.Sprintf("--stt local: pocketsphinx decoders (utterances recognised at once; each loads in about 0.5 s on first use and holds about 90 MB; one per CPU, at most %d, by default)", sphinx.MaxDecoders))
 	fs.StringVar(&c.MLLR, "sphinx-mllr", "", "--stt local: an acoustic adaptation transform for the pocketsphinx model (an mllr_matrix file); default none")
+	fs.Float64Var(&c.GenericWeight, "sphinx-generic-weight", sphinx.DefaultGenericWeight, "--stt local: the weight of pocketsphinx's generic English language model interpolated with each agent's own (0 to below 1; 0 none: each agent decoder is then about 30 MB smaller)")
 	fs.StringVar(&c.PhoneMLLR, "sphinx-phone-mllr", "builtin", "--stt local: the acoustic adaptation transform for narrowband (G.711) legs: builtin (Parley's, trained on phone audio), none, or an mllr_matrix file")
 }
 
 func (c SphinxConfig) check() []error {
+	var errs []error
 	if c.Decoders < 0 {
-		return []error{errors.New("--sphinx-decoders must not be negative (0: one per CPU, at most 4)")}
+		errs = append(errs, errors.New("--sphinx-decoders must not be negative (0: one per CPU, at most 4)"))
 	}
-	return nil
+	if c.GenericWeight < 0 || c.GenericWeight >= 1 || math.IsNaN(c.GenericWeight) {
+		errs = append(errs, fmt.Errorf("--sphinx-generic-weight %v: it must be at least 0 (none) and below 1", c.GenericWeight))
+	}
+	return errs
 }
 
 // recognizer is the local engine: its decoders are loaded on first use,
@@ -47,6 +56,10 @@ func (c SphinxConfig) recognizer(dataDir string, log *slog.Logger) *sphinx.Recog
 		}
 		narrow = p
 	}
-	return sphinx.New(sphinx.Config{Decoders: c.Decoders, MLLR: c.MLLR, NarrowbandMLLR: narrow, CacheDir: cache,
+	generic := c.GenericWeight
+	if generic == 0 {
+		generic = -1 // sphinx.Config's zero is its default
+	}
+	return sphinx.New(sphinx.Config{Decoders: c.Decoders, MLLR: c.MLLR, NarrowbandMLLR: narrow, CacheDir: cache, GenericWeight: generic,
 		Builder: sphinx.LMBuilder(lm.Options{})})
 }

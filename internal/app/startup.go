@@ -104,7 +104,7 @@ func sttAttrs(c Config) []any {
 	case "sherpa":
 		return []any{"engine", "sherpa", "model_dir", s.Sherpa.ModelDir, "threads", s.Sherpa.Threads, "language", s.Sherpa.Language}
 	}
-	return []any{"engine", "local", "model", "pocketsphinx " + sphinx.DefaultModelDir, "decoders", s.Sphinx.Decoders, "mllr", orNone(s.Sphinx.MLLR), "phone_mllr", s.Sphinx.PhoneMLLR,
+	return []any{"engine", "local", "model", "pocketsphinx " + sphinx.DefaultModelDir, "decoders", s.Sphinx.Decoders, "mllr", orNone(s.Sphinx.MLLR), "phone_mllr", s.Sphinx.PhoneMLLR, "generic_weight", s.Sphinx.GenericWeight,
 		"library", sphinx.DecoderLibrary}
 }
 

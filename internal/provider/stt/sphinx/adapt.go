@@ -140,7 +140,7 @@ func (c *domains) load(key string, texts []string) (*adapted, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	p := newPool(a, c.r.args(lm, dict, false), c.r.c.DomainDecoders, func() { os.RemoveAll(dir) })
+	p := newPool(a, c.r.args(lm, dict, false), c.r.blend(), c.r.c.DomainDecoders, func() { os.RemoveAll(dir) })
 	if err := p.warm(c.ctx); err != nil {
 		p.close()
 		return nil, err
@@ -149,7 +149,7 @@ func (c *domains) load(key string, texts []string) (*adapted, error) {
 	if c.r.hasNarrowband() {
 		// Its decoders load on first use, from the files p keeps until
 		// both are closed (the domain dropped).
-		rec.narrow = newPool(a, c.r.args(lm, dict, true), c.r.c.DomainDecoders, nil)
+		rec.narrow = newPool(a, c.r.args(lm, dict, true), c.r.blend(), c.r.c.DomainDecoders, nil)
 	}
 	return rec, nil
 }

@@ -24,6 +24,22 @@ type api struct {
 	// the utterance (after ps_end_utt); storage owned by the decoder, so
 	// it is copied (purego copies a string result).
 	hyp func(ps uintptr, score *int32) string
+	// ps_get_config and ps_get_logmath: the decoder's options and its
+	// log table, which a language model read for it must share.
+	getConfig  func(ps uintptr) uintptr
+	getLogmath func(ps uintptr) uintptr
+	// ps_set_lm(ps, name, lm) adds an n-gram search named name (taking its
+	// own reference to lm); ps_set_search makes a search the one decoded
+	// with. Both negative on failure.
+	setLM     func(ps uintptr, name string, lm uintptr) int32
+	setSearch func(ps uintptr, name string) int32
+	// ngram_model_read(config, path, NGRAM_AUTO, lmath): a language model
+	// (ARPA or binary), NULL on failure.
+	readLM func(config uintptr, path string, fileType int32, lmath uintptr) uintptr
+	// ngram_model_set_init(config, models, names, weights, n): the
+	// models interpolated with weights, NULL on failure.
+	lmSet  func(config uintptr, models *uintptr, names **byte, weights *float32, n int32) uintptr
+	freeLM func(lm uintptr) int32 // ngram_model_free: drops a reference
 	// err_set_logfp(NULL) turns the libraries' log off, process-wide.
 	setLogFP func(fp uintptr)
 }
@@ -38,9 +54,16 @@ func (a *api) symbols() (pocketsphinx, sphinxbase map[string]any) {
 			"ps_process_raw": &a.processRaw,
 			"ps_end_utt":     &a.endUtt,
 			"ps_get_hyp":     &a.hyp,
+			"ps_get_config":  &a.getConfig,
+			"ps_get_logmath": &a.getLogmath,
+			"ps_set_lm":      &a.setLM,
+			"ps_set_search":  &a.setSearch,
 		}, map[string]any{
-			"cmd_ln_parse_r": &a.parseArgs,
-			"cmd_ln_free_r":  &a.freeArgs,
-			"err_set_logfp":  &a.setLogFP,
+			"cmd_ln_parse_r":       &a.parseArgs,
+			"cmd_ln_free_r":        &a.freeArgs,
+			"err_set_logfp":        &a.setLogFP,
+			"ngram_model_read":     &a.readLM,
+			"ngram_model_set_init": &a.lmSet,
+			"ngram_model_free":     &a.freeLM,
 		}
 }

@@ -18,8 +18,9 @@ type decoder struct {
 
 // newDecoder parses args (option, value pairs as pocketsphinx_continuous
 // takes them) and loads a decoder with them: a second or more for the
-// generic model.
-func newDecoder(a *api, args []string) (*decoder, error) {
+// generic model. With a blend (non-nil), the decoder searches with its
+// -lm interpolated with the blend's model.
+func newDecoder(a *api, args []string, b *blend) (*decoder, error) {
 	argv := make([]*byte, len(args)+1) // NULL-terminated, as C's argv
 	for i, s := range args {
 		b := append([]byte(s), 0)
@@ -36,7 +37,24 @@ func newDecoder(a *api, args []string) (*decoder, error) {
 		return nil, fmt.Errorf("%w: pocketsphinx could not load the models of %s (pocketsphinx_continuous -infile <a 16 kHz WAV> with those options says why)",
 			stt.ErrUnavailable, strings.Join(args, " "))
 	}
-	return &decoder{api: a, ps: ps}, nil
+	d := &decoder{api: a, ps: ps}
+	if b != nil {
+		if err := b.apply(d, optionValue(args, "-lm")); err != nil {
+			d.free()
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+// optionValue is the value of option name in args (option, value pairs).
+func optionValue(args []string, name string) string {
+	for i := 0; i+1 < len(args); i += 2 {
+		if args[i] == name {
+			return args[i+1]
+		}
+	}
+	return ""
 }
 
 // start begins an utterance.

@@ -14,8 +14,9 @@ import (
 // waits for one, however long, until its context ends: a loaded machine
 // makes recognition late, never an error.
 type pool struct {
-	api  *api
-	args []string // the decoders' options
+	api   *api
+	args  []string // the decoders' options
+	blend *blend   // the model interpolated with -lm; nil none
 
 	slots chan struct{} // one token per decoder lent or being loaded
 
@@ -28,11 +29,11 @@ type pool struct {
 	cleanup func() // run once closed and no load reads the model files
 }
 
-// newPool returns a pool of up to size decoders loaded with args. cleanup
-// (may be nil) runs once, after close, when no decoder is being loaded:
-// it may remove the model files.
-func newPool(a *api, args []string, size int, cleanup func()) *pool {
-	return &pool{api: a, args: args, slots: make(chan struct{}, size), cleanup: cleanup}
+// newPool returns a pool of up to size decoders loaded with args (and
+// blend, when not nil). cleanup (may be nil) runs once, after close, when
+// no decoder is being loaded: it may remove the model files.
+func newPool(a *api, args []string, blend *blend, size int, cleanup func()) *pool {
+	return &pool{api: a, args: args, blend: blend, slots: make(chan struct{}, size), cleanup: cleanup}
 }
 
 // errClosed is what borrowing from a closed pool returns.
@@ -70,7 +71,7 @@ func (p *pool) borrow(ctx context.Context) (*decoder, error) {
 	}
 	p.loading++
 	p.mu.Unlock()
-	d, err := newDecoder(p.api, p.args)
+	d, err := newDecoder(p.api, p.args, p.blend)
 	p.mu.Lock()
 	p.loading--
 	if err != nil && p.err == nil {

@@ -77,6 +77,14 @@ type Config struct {
 	// 16 kHz only, over Options (such as -mean and -var for a model's
 	// means and variances adapted to phone audio).
 	NarrowbandOptions []string
+	// GenericWeight is the weight of the generic en-us trigram model
+	// (ModelDir's en-us.lm.bin) interpolated, word by word as the decoder
+	// searches, with each adapted domain's model: it brings the word order
+	// of general English, which an agent's texts and the conversation
+	// corpus are too small to hold. 0 takes [DefaultGenericWeight];
+	// negative: none. Each domain decoder then holds its own copy of the
+	// generic model (about 30 MB more).
+	GenericWeight float64
 }
 
 // Recognizer is the pocketsphinx [stt.Recognizer], [stt.Streamer] and
@@ -116,6 +124,9 @@ func New(c Config) *Recognizer {
 	}
 	if c.CacheDir == "" {
 		c.CacheDir = defaultCacheDir()
+	}
+	if c.GenericWeight == 0 {
+		c.GenericWeight = DefaultGenericWeight
 	}
 	r := &Recognizer{c: c}
 	r.domains = newDomains(r)
@@ -165,12 +176,16 @@ func (r *Recognizer) check() (*api, error) {
 	return a, nil
 }
 
-// checkOptions checks that the configured options are name, value pairs.
+// checkOptions checks that the configured options are name, value pairs
+// and the generic model's weight leaves the domain's some.
 func (r *Recognizer) checkOptions() error {
 	for _, o := range [][]string{r.c.Options, r.c.NarrowbandOptions} {
 		if len(o)%2 != 0 {
 			return fmt.Errorf("%w: pocketsphinx options %q: not name, value pairs", stt.ErrUnavailable, o)
 		}
+	}
+	if r.c.GenericWeight >= 1 {
+		return fmt.Errorf("%w: generic model weight %v: it must be below 1 (the domain's model gets the rest)", stt.ErrUnavailable, r.c.GenericWeight)
 	}
 	return nil
 }
@@ -225,6 +240,15 @@ func (r *Recognizer) args(lm, dict string, narrow bool) []string {
 	return a
 }
 
+// blend is what a domain's decoders interpolate their model with: the
+// generic model at GenericWeight, or nil.
+func (r *Recognizer) blend() *blend {
+	if r.c.GenericWeight <= 0 {
+		return nil
+	}
+	return &blend{lm: filepath.Join(r.c.ModelDir, lmFile), weight: r.c.GenericWeight}
+}
+
 // pool is the generic pool, made on first use.
 func (r *Recognizer) pool() (*pool, error) {
 	r.mu.Lock()
@@ -239,7 +263,7 @@ func (r *Recognizer) pool() (*pool, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.generic = newPool(a, r.args(filepath.Join(r.c.ModelDir, lmFile), filepath.Join(r.c.ModelDir, dictFile), false), r.c.Decoders, nil)
+	r.generic = newPool(a, r.args(filepath.Join(r.c.ModelDir, lmFile), filepath.Join(r.c.ModelDir, dictFile), false), nil, r.c.Decoders, nil)
 	return r.generic, nil
 }
 
@@ -261,7 +285,7 @@ func (r *Recognizer) poolFor(rate int) (*pool, error) {
 		if err != nil {
 			return nil, err
 		}
-		r.narrow = newPool(a, r.args(filepath.Join(r.c.ModelDir, lmFile), filepath.Join(r.c.ModelDir, dictFile), true), r.c.Decoders, nil)
+		r.narrow = newPool(a, r.args(filepath.Join(r.c.ModelDir, lmFile), filepath.Join(r.c.ModelDir, dictFile), true), nil, r.c.Decoders, nil)
 	}
 	return r.narrow, nil
 }

@@ -5,7 +5,7 @@
 //
 //	go run ./internal/provider/stt/sphinx/adapt train [-out file] [-band fill|plain] [-voices n,..] [-sentences n]
 //	go run ./internal/provider/stt/sphinx/adapt measure [-band fill|plain] [-prompts n] [transform ...]
-//	go run ./internal/provider/stt/sphinx/adapt tune [-voices a,b] [-domain-weight w] [-common-weight w] [-narrowband-options "..."] -- ["-lw 8" ...]
+//	go run ./internal/provider/stt/sphinx/adapt tune [-voices a,b] [-domain-weight w] [-common-weight w] [-generic-weight w] [-narrowband-options "..."] -- ["-lw 8" ...]
 //
 // train speaks the training sentences (testdata/phone.txt) in the
 // training voices ([trainers]: none the benchmark scores), carries each

@@ -32,6 +32,7 @@ func tuneCmd(ctx context.Context, args []string) error {
 	weight := fs.Float64("domain-weight", lm.DefaultDomainWeight, "the domain model's interpolation weight (the conversation model's is 1 minus it)")
 	commonWeight := fs.Float64("common-weight", lm.DefaultCommonWeight, "the common-words model's interpolation weight (0: none)")
 	commonWords := fs.Int("common-words", lm.DefaultCommonWords, "how many common words")
+	genericWeight := fs.Float64("generic-weight", 0, "the generic model's weight, interpolated with the domain's as the decoder searches (0: sphinx.DefaultGenericWeight; negative: none)")
 	generic := fs.Bool("generic", false, "the generic language model instead of the domain's")
 	mllr := fs.String("mllr", "builtin", "narrowband transform: builtin, none or a file")
 	narrowOpts := fs.String("narrowband-options", "", "pocketsphinx options for narrowband decoders (\"-mean file -var file\")")
@@ -68,7 +69,7 @@ func tuneCmd(ctx context.Context, args []string) error {
 	for i, set := range sets {
 		r := sphinx.New(sphinx.Config{
 			ModelDir: c.model.dir, NarrowbandMLLR: narrow, Options: strings.Fields(set), NarrowbandOptions: strings.Fields(*narrowOpts),
-			Decoders: *workers, DomainDecoders: *workers,
+			Decoders: *workers, DomainDecoders: *workers, GenericWeight: *genericWeight,
 			Builder: sphinx.LMBuilder(opt), CacheDir: filepath.Join(work, fmt.Sprint("cache-", i)),
 		})
 		var rec stt.Recognizer = r
