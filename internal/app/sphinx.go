@@ -56,10 +56,16 @@ func (c SphinxConfig) recognizer(dataDir string, log *slog.Logger) *sphinx.Recog
 		}
 		narrow = p
 	}
-	generic := c.GenericWeight
-	if generic == 0 {
-		generic = -1 // sphinx.Config's zero is its default
-	}
-	return sphinx.New(sphinx.Config{Decoders: c.Decoders, MLLR: c.MLLR, NarrowbandMLLR: narrow, CacheDir: cache, GenericWeight: generic,
+	return sphinx.New(sphinx.Config{Decoders: c.Decoders, MLLR: c.MLLR, NarrowbandMLLR: narrow, CacheDir: cache, GenericWeight: c.genericWeight(),
 		Builder: sphinx.LMBuilder(lm.Options{})})
+}
+
+// genericWeight is --sphinx-generic-weight as sphinx.Config takes it:
+// the flag's 0 (none) is the Config's -1, since the Config's zero is its
+// default.
+func (c SphinxConfig) genericWeight() float64 {
+	if c.GenericWeight == 0 {
+		return -1
+	}
+	return c.GenericWeight
 }
