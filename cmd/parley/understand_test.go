@@ -67,11 +67,14 @@ func BenchmarkAgentsConverseOffline(b *testing.B) {
 }
 
 // minHeard is the word accuracy each side must reach. Issue 18 aims at
-// 70 %; calls today score 57–75 % (BenchmarkAgentsConverseOffline,
-// docs/benchmarks.md), so 70 % would fail about one run in two: the test
-// holds the floor every run clears (before the in-process recognizer and
-// G.722 it was 12–16 %), the benchmark tracks the goal.
-const minHeard = 0.5
+// 70 %: calls score 72–75 % (B) and 84–90 % (A) since A's first utterance
+// waits for A's domain model and the generic model is blended in
+// (BenchmarkAgentsConverseOffline, docs/benchmarks.md), but one call of
+// fifteen scored 66 % on B's side before that, so the test holds a floor
+// with a margin for a loaded machine (before the in-process recognizer and
+// G.722 it was 12–16 %, before the wait 57–75 %); the benchmark tracks the
+// goal.
+const minHeard = 0.6
 
 // conversation is what one offline call showed.
 type conversation struct {

@@ -43,7 +43,7 @@ type conversation struct {
 	listening *transcription // the caller's utterance being transcribed
 	stt       stt.Recognizer // the engine's recognizer, or the one adapted to the agent (domain.go)
 	domain    stt.Domain     // what the agent talks about
-	adapting  chan adapted   // the adapted recognizer, once (nil: none coming)
+	adapting  *adaptation    // the adapted recognizer being made (nil: none coming)
 	heard     chan heard     // finished transcriptions
 	closeDue  atomic.Bool    // the closing line is due (maxConversationDurationSeconds)
 	queued    []queuedTurn   // caller turns heard while an uninterruptible reply ran

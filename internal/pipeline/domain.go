@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/parley-voice/parley/internal/flow"
 	"github.com/parley-voice/parley/internal/model"
@@ -159,28 +160,60 @@ func knowledgeTexts(ctx context.Context, tx store.Tx, orgID string, kbIDs []stri
 	return out, nil
 }
 
-// adapted is the domain recognizer's arrival on the loop.
-type adapted struct {
-	r   stt.Recognizer
-	err error
+// adaptation is the domain recognizer being made on a goroutine of its
+// own: done closes once r and err are set (the goroutine's only writes),
+// so the loop and a transcription waiting for it read them after done.
+type adaptation struct {
+	done chan struct{}
+	r    stt.Recognizer
+	err  error
 }
 
 // adapt asks an adaptable recognizer for the call's domain model on its
 // own goroutine (building one can take a moment the first time an agent
-// is heard), so the greeting is not held up; utterances heard before it
-// is ready go to the unadapted recognizer. The goroutine sends once on a
-// buffered channel and ends: it never blocks, whatever the call does.
+// is heard), so the greeting is not held up. An utterance that starts
+// before it is ready waits for it a little (streamer); one heard whole
+// takes whichever is ready when it ends. The goroutine never blocks.
 func (c *conversation) adapt(ctx context.Context, d stt.Domain) {
-	a, ok := c.e.STT.(stt.Adaptable)
+	ad, ok := c.e.STT.(stt.Adaptable)
 	if !ok || len(d.Texts) == 0 {
 		return
 	}
-	c.adapting = make(chan adapted, 1)
+	a := &adaptation{done: make(chan struct{})}
+	c.adapting = a
 	go func() {
-		r, err := a.Adapt(ctx, d)
-		c.adapting <- adapted{r, err}
+		a.r, a.err = ad.Adapt(ctx, d)
+		close(a.done)
 		c.wake.wake()
 	}()
+}
+
+// adaptWait bounds how long an utterance's stream waits for the domain
+// recognizer before it opens on the unadapted one. The audio queues
+// meanwhile and is decoded faster than real time once the stream opens,
+// so the wait costs the text nothing unless it outlasts the utterance.
+const adaptWait = 2 * time.Second
+
+// streamer is the recognizer an utterance that started while a was being
+// made streams to: a's, when it is ready before the utterance ends
+// (ended closes) and within adaptWait, else fallback.
+func (a *adaptation) streamer(ctx context.Context, ended <-chan struct{}, fallback stt.Streamer) stt.Streamer {
+	wait := time.NewTimer(adaptWait)
+	defer wait.Stop()
+	select {
+	case <-a.done:
+	case <-ended:
+	case <-wait.C:
+	case <-ctx.Done():
+	}
+	select {
+	case <-a.done:
+		if s, ok := a.r.(stt.Streamer); ok && a.err == nil {
+			return s
+		}
+	default:
+	}
+	return fallback
 }
 
 // takeAdapted switches to the domain recognizer once it is ready.
@@ -189,7 +222,8 @@ func (c *conversation) takeAdapted() {
 		return
 	}
 	select {
-	case a := <-c.adapting:
+	case <-c.adapting.done:
+		a := c.adapting
 		c.adapting = nil
 		if a.err != nil {
 			if !errors.Is(a.err, context.Canceled) {

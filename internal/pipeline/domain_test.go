@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/provider/llm/llmtest"
@@ -134,7 +135,8 @@ func TestConversationAdaptsTheRecognizer(t *testing.T) {
 	waitFor(t, "the first turn", func() bool { mu.Lock(); defer mu.Unlock(); return len(heard) == 1 })
 	close(rec.ready)
 	// The loop takes the adapted recognizer at its next frame; a turn
-	// already started keeps the recognizer it began with.
+	// heard whole (this recognizer does not stream) takes the one ready
+	// when it ends.
 	waitFor(t, "the turn to be answered", func() bool { return len(b.stored(t).Transcript) >= 3 })
 	for i := 0; ; i++ {
 		r.sess.say(callerSays(t, "What about Sundays?"))
@@ -153,5 +155,84 @@ func TestConversationAdaptsTheRecognizer(t *testing.T) {
 	defer mu.Unlock()
 	if heard[0] != "generic" {
 		t.Errorf("heard %q: the first turn came before the adapted recognizer", heard)
+	}
+}
+
+// adaptingStreamer is a streaming recognizer that adapts: its own streams
+// say "generic", those of the recognizer Adapt returns (once ready is
+// closed) "adapted".
+type adaptingStreamer struct {
+	*wordsSTT
+	adapted *wordsSTT
+	ready   chan struct{}
+}
+
+func (a *adaptingStreamer) Adapt(ctx context.Context, d stt.Domain) (stt.Recognizer, error) {
+	select {
+	case <-a.ready:
+		return a.adapted, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// hearFirstTurn runs a call on rec, has the caller say one thing after the
+// greeting and returns the text the model was given for it.
+func hearFirstTurn(t *testing.T, e *Engine) string {
+	t.Helper()
+	b := newBench(t)
+	e.Store, e.TTS = b.st, espeak.New(espeak.Config{})
+	heard := make(chan string, 4)
+	e.LLM = fakeLLM(t, func(req llmtest.Request) llmtest.Reply {
+		if m := req.Messages[len(req.Messages)-1]; m["role"] == "user" && len(req.Tools) > 0 {
+			heard <- m["content"].(string)
+		}
+		return llmtest.Reply{Text: []string{"Sure."}}
+	})
+	r := start(t, b, e)
+	b.waitEntries(t, 1)
+	r.sess.say(callerSays(t, "Are you open on Mondays?"))
+	select {
+	case text := <-heard:
+		return text
+	case <-time.After(60 * time.Second):
+		t.Fatal("the caller's turn never reached the model")
+		return ""
+	}
+}
+
+// A caller who starts speaking while the recognizer is still being
+// adapted to the agent is heard by the adapted recognizer once it is
+// ready: the utterance's audio waits for it (from its first frame), not
+// the generic model.
+func TestUtteranceWaitsForTheAdaptedRecognizer(t *testing.T) {
+	t.Parallel()
+	requireSpeech(t)
+	rec := &adaptingStreamer{wordsSTT: newWordsSTT(saying("generic", "generic")),
+		adapted: newWordsSTT(saying("adapted", "adapted")), ready: make(chan struct{})}
+	var once sync.Once
+	e := &Engine{STT: rec}
+	// Adapt returns only once the caller's utterance waits for it.
+	e.onAwaitAdapted = func() { once.Do(func() { close(rec.ready) }) }
+	if text := hearFirstTurn(t, e); text != "adapted" {
+		t.Errorf("the first turn was heard as %q, want the adapted recognizer's", text)
+	}
+	if n := rec.opened(); n != 0 {
+		t.Errorf("%d streams opened on the generic recognizer", n)
+	}
+	if n := rec.adapted.closed(t, 0); n < 8000/2 {
+		t.Errorf("the adapted recognizer got %d samples of the utterance", n)
+	}
+}
+
+// An utterance whose adapted recognizer is not ready by its end is heard
+// by the generic one then, rather than waiting on.
+func TestUtteranceFallsBackWhenAdaptationLags(t *testing.T) {
+	t.Parallel()
+	requireSpeech(t)
+	rec := &adaptingStreamer{wordsSTT: newWordsSTT(saying("generic", "generic")),
+		adapted: newWordsSTT(saying("adapted", "adapted")), ready: make(chan struct{})}
+	if text := hearFirstTurn(t, &Engine{STT: rec}); text != "generic" {
+		t.Errorf("the first turn was heard as %q, want the generic recognizer's", text)
 	}
 }

@@ -48,9 +48,11 @@ type Engine struct {
 	// Now is the clock (tests); default time.Now.
 	Now func() time.Time
 
-	// Benchmarks watch turns and interruptions as they happen.
-	onTurn      func(f map[string]float64)
-	onInterrupt func(d time.Duration)
+	// Benchmarks watch turns and interruptions as they happen; tests, an
+	// utterance starting to wait for the adapted recognizer.
+	onTurn         func(f map[string]float64)
+	onInterrupt    func(d time.Duration)
+	onAwaitAdapted func()
 
 	exports sync.WaitGroup // traces being sent
 }

@@ -9,7 +9,7 @@ import (
 // loop pushed them, however far behind it falls, up to the limit, and sees
 // the end once it has taken everything pushed before the close.
 func TestFrameQueue(t *testing.T) {
-	q := &frameQueue{ready: make(chan struct{}, 1), limit: 5}
+	q := newFrameQueue(5)
 	taken := make(chan []int16)
 	go func() {
 		defer close(taken)

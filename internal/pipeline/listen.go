@@ -182,11 +182,21 @@ func (c *conversation) transcribe(ctx context.Context) *transcription {
 	switch r := c.stt.(type) {
 	case nil:
 	case stt.Streamer:
-		t.frames = &frameQueue{ready: make(chan struct{}, 1), limit: int(maxUtterance/time.Second) * c.rate}
-		go c.report(tctx, t, func() (stt.Result, error) { return stream(tctx, r, t, c.rate, lang) })
+		t.frames = newFrameQueue(int(maxUtterance/time.Second) * c.rate)
+		pending := c.adapting
+		go c.report(tctx, t, func() (stt.Result, error) {
+			if pending != nil {
+				if c.e.onAwaitAdapted != nil {
+					c.e.onAwaitAdapted()
+				}
+				r = pending.streamer(tctx, t.frames.ended, r)
+			}
+			return stream(tctx, r, t, c.rate, lang)
+		})
 	default:
 		t.limit = int(maxUtterance/time.Second) * c.rate
 		t.recognize = func() {
+			r := c.stt // on the loop, at the end of the utterance: adapted if it is ready by now
 			go c.report(tctx, t, func() (stt.Result, error) { return transcribeAll(tctx, r, t.pcm, c.rate, lang) })
 		}
 	}
@@ -284,6 +294,12 @@ type frameQueue struct {
 	limit  int // samples taken at most: the rest is not transcribed
 	closed bool
 	ready  chan struct{} // capacity 1: something was pushed, or the close
+	ended  chan struct{} // closed by close
+}
+
+// newFrameQueue is an open queue passing at most limit samples.
+func newFrameQueue(limit int) *frameQueue {
+	return &frameQueue{ready: make(chan struct{}, 1), ended: make(chan struct{}), limit: limit}
 }
 
 func (q *frameQueue) push(pcm []int16) {
@@ -301,7 +317,10 @@ func (q *frameQueue) push(pcm []int16) {
 // close says no more frames will come.
 func (q *frameQueue) close() {
 	q.mu.Lock()
-	q.closed = true
+	if !q.closed {
+		q.closed = true
+		close(q.ended)
+	}
 	q.mu.Unlock()
 	q.signal()
 }
