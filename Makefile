@@ -60,7 +60,7 @@ bench-stt: deps-bench ## word error rate of the local recognizer on labelled spe
 	$(GO) test -run '^$$' -bench Recognition -benchtime 1x -timeout 180m ./bench/
 
 .PHONY: stt-adapt
-stt-adapt: deps-bench ## retrain the local recognizer's phone MLLR transform (stt/sphinx/model/phone.mllr) and measure it before/after (docs/benchmarks.md)
+stt-adapt: deps-bench ## retrain the local recognizer's phone MLLR transform and cepstral mean (stt/sphinx/model/phone.mllr, phone.cmninit) and measure them before/after (docs/benchmarks.md)
 	nice -n 10 $(GO) run ./internal/provider/stt/sphinx/adapt train
 	nice -n 10 $(GO) run ./internal/provider/stt/sphinx/adapt measure internal/provider/stt/sphinx/model/phone.mllr
 

@@ -119,14 +119,20 @@ func (c recognitionConfig) recognizer(tb testing.TB) stt.Recognizer {
 		if err := sphinx.Available(); err != nil {
 			tb.Fatal(err)
 		}
-		// As parley serve configures it: the phone transform for G.711
-		// legs, a domain model per agent, no limit per utterance.
+		// As parley serve configures it: the phone transform and cepstral
+		// mean for G.711 legs, a domain model per agent, no limit per
+		// utterance.
 		cache := tb.TempDir()
 		phone, err := sphinx.WritePhoneMLLR(cache)
 		if err != nil {
 			tb.Fatal(err)
 		}
-		r := sphinx.New(sphinx.Config{Builder: sphinx.LMBuilder(lm.Options{}), NarrowbandMLLR: phone, CacheDir: cache})
+		fp, err := sphinx.WritePhoneFeatParams(cache, sphinx.DefaultModelDir)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		r := sphinx.New(sphinx.Config{Builder: sphinx.LMBuilder(lm.Options{}), NarrowbandMLLR: phone,
+			NarrowbandOptions: []string{"-featparams", fp}, CacheDir: cache})
 		tb.Cleanup(func() { r.Close() })
 		return r
 	default:

@@ -46,6 +46,7 @@ func (c SphinxConfig) check() []error {
 func (c SphinxConfig) recognizer(dataDir string, log *slog.Logger) *sphinx.Recognizer {
 	cache := filepath.Join(dataDir, "cache", "sphinx")
 	narrow := c.PhoneMLLR
+	var narrowOpts []string
 	switch narrow {
 	case "none":
 		narrow = ""
@@ -55,9 +56,17 @@ func (c SphinxConfig) recognizer(dataDir string, log *slog.Logger) *sphinx.Recog
 			log.Warn("speech to text: the phone transform could not be written; G.711 legs are heard without it", "err", err)
 		}
 		narrow = p
+		// The cepstral mean of the transform's training audio, where a
+		// new decoder's live mean starts.
+		fp, err := sphinx.WritePhoneFeatParams(cache, sphinx.DefaultModelDir)
+		if err != nil {
+			log.Warn("speech to text: the phone cepstral mean could not be written; G.711 legs start from the model's", "err", err)
+		} else {
+			narrowOpts = []string{"-featparams", fp}
+		}
 	}
-	return sphinx.New(sphinx.Config{Decoders: c.Decoders, MLLR: c.MLLR, NarrowbandMLLR: narrow, CacheDir: cache, GenericWeight: c.genericWeight(),
-		Builder: sphinx.LMBuilder(lm.Options{})})
+	return sphinx.New(sphinx.Config{Decoders: c.Decoders, MLLR: c.MLLR, NarrowbandMLLR: narrow, NarrowbandOptions: narrowOpts,
+		CacheDir: cache, GenericWeight: c.genericWeight(), Builder: sphinx.LMBuilder(lm.Options{})})
 }
 
 // genericWeight is --sphinx-generic-weight as sphinx.Config takes it:

@@ -36,25 +36,37 @@ const phoneMLLRFile = "phone.mllr"
 // directory) and returns its path, for pocketsphinx's -mllr. An existing
 // file with the same content is left as it is.
 func WritePhoneMLLR(dir string) (string, error) {
-	path := filepath.Join(dir, phoneMLLRFile)
-	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, PhoneMLLR) {
-		return path, nil
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("stt/sphinx: mllr: %w", err)
-	}
-	tmp, err := os.CreateTemp(dir, phoneMLLRFile+".*")
+	path, err := writeCached(dir, phoneMLLRFile, PhoneMLLR)
 	if err != nil {
 		return "", fmt.Errorf("stt/sphinx: mllr: %w", err)
 	}
-	_, werr := tmp.Write(PhoneMLLR)
+	return path, nil
+}
+
+// writeCached writes content as dir/name, through a temporary file
+// renamed into place (a decoder loading it never reads half of it), and
+// returns its path; an existing file with the same content is left as it
+// is.
+func writeCached(dir, name string, content []byte) (string, error) {
+	path := filepath.Join(dir, name)
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, content) {
+		return path, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	tmp, err := os.CreateTemp(dir, name+".*")
+	if err != nil {
+		return "", err
+	}
+	_, werr := tmp.Write(content)
 	if err := errors.Join(werr, tmp.Close()); err != nil {
 		os.Remove(tmp.Name())
-		return "", fmt.Errorf("stt/sphinx: mllr: %w", err)
+		return "", err
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		os.Remove(tmp.Name())
-		return "", fmt.Errorf("stt/sphinx: mllr: %w", err)
+		return "", err
 	}
 	return path, nil
 }

@@ -3,7 +3,7 @@
 // model/phone.mllr), and measures what it does. Run it from the
 // repository's root (`make stt-adapt`):
 //
-//	go run ./internal/provider/stt/sphinx/adapt train [-out file] [-band fill|plain] [-voices n,..] [-sentences n]
+//	go run ./internal/provider/stt/sphinx/adapt train [-out file] [-cmninit-out file] [-band fill|plain] [-voices n,..] [-sentences n]
 //	go run ./internal/provider/stt/sphinx/adapt measure [-band fill|plain] [-prompts n] [transform ...]
 //	go run ./internal/provider/stt/sphinx/adapt tune [-voices a,b] [-domain-weight w] [-common-weight w] [-generic-weight w] [-narrowband-options "..."] -- ["-lw 8" ...]
 //
@@ -101,6 +101,7 @@ func trainCmd(ctx context.Context, args []string) error {
 	var c common
 	c.flags(fs)
 	out := fs.String("out", filepath.Join(pkgDir, "model", "phone.mllr"), "the transform to write")
+	cmnOut := fs.String("cmninit-out", filepath.Join(pkgDir, "model", "phone.cmninit"), "where to write the training audio's cepstral mean (-cmninit for narrowband decoders)")
 	textPath := fs.String("text", filepath.Join(pkgDir, "adapt", "testdata", "phone.txt"), "training sentences, one a line")
 	voices := fs.String("voices", "", "training voices to use, comma-separated (default all)")
 	limit := fs.Int("sentences", 0, "use only the first n sentences (0: all)")
@@ -144,6 +145,7 @@ func trainCmd(ctx context.Context, args []string) error {
 		texts[i] = s.text
 	}
 	var ctl, lsn strings.Builder
+	var ids []string
 	var audio time.Duration
 	for _, t := range trainers() {
 		if len(want) > 0 && !want[t.name] {
@@ -161,6 +163,7 @@ func trainCmd(ctx context.Context, args []string) error {
 				return err
 			}
 			ctl.WriteString(id + "\n")
+			ids = append(ids, id)
 			lsn.WriteString(transcriptLine(sents[i].words, id))
 		}
 		fmt.Fprintf(os.Stderr, "%s: %d sentences\n", t.name, len(clips))
@@ -180,7 +183,14 @@ func trainCmd(ctx context.Context, args []string) error {
 	if err := solve(ctx, c.model, work, ctlPath, lsnPath, mfcDir, *out); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "wrote %s in %v (logs in %s)\n", *out, time.Since(start).Round(time.Second), work)
+	mean, err := cepstralMean(mfcDir, ids)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(*cmnOut, []byte(mean+"\n"), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "wrote %s and %s in %v (logs in %s)\n", *out, *cmnOut, time.Since(start).Round(time.Second), work)
 	return nil
 }
 

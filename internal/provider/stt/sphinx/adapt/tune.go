@@ -60,6 +60,15 @@ func tuneCmd(ctx context.Context, args []string) error {
 		if narrow, err = sphinx.WritePhoneMLLR(work); err != nil {
 			return err
 		}
+		// With the transform, as parley serve has it: its training audio's
+		// cepstral mean, unless -narrowband-options names a -featparams.
+		fp, err := sphinx.WritePhoneFeatParams(work, c.model.dir)
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(*narrowOpts, "-featparams") {
+			*narrowOpts = strings.TrimSpace("-featparams " + fp + " " + *narrowOpts)
+		}
 	case "none":
 	default:
 		narrow = *mllr
