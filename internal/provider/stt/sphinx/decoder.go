@@ -23,8 +23,8 @@ type decoder struct {
 func newDecoder(a *api, args []string, b *blend) (*decoder, error) {
 	argv := make([]*byte, len(args)+1) // NULL-terminated, as C's argv
 	for i, s := range args {
-		b := append([]byte(s), 0)
-		argv[i] = &b[0]
+		c := append([]byte(s), 0)
+		argv[i] = &c[0]
 	}
 	cfg := a.parseArgs(0, a.args(), int32(len(args)), &argv[0], 1)
 	runtime.KeepAlive(argv)
