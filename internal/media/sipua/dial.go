@@ -49,7 +49,16 @@ func (t Target) uri() sip.Uri {
 // on the first 180/183. Errors: *Rejected for a final non-2xx answer,
 // ErrNoAnswer when the ring timeout passed, ctx's error when ctx ended
 // first (a ringing call is canceled), anything else for transport trouble.
+// It waits for Start.
 func (u *UA) Dial(ctx context.Context, t Target, ringing func()) (*Leg, error) {
+	// Before Start, sipgo would bind the listener's port for the INVITE
+	// itself, and Start would then find it taken (a restarted server whose
+	// queued calls dialed at once failed to start so): wait for it.
+	select {
+	case <-u.started:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 	s := u.takeSlot()
 	if s == nil {
 		return nil, ErrTooManyDialogs

@@ -300,3 +300,43 @@ func splitHostPort(addr string) (string, int) {
 	n, _ := strconv.Atoi(p)
 	return h, n
 }
+
+// A call placed before Start waits for it: sipgo would otherwise bind the
+// listener's port for the INVITE, and Start would find it taken (a
+// restarted server's queued calls dialed before its SIP listener was up).
+func TestDialBeforeStartWaitsForIt(t *testing.T) {
+	answered := make(chan *Leg, 1)
+	callee := newTestUA(t, func(ctx context.Context, in *Incoming) {
+		leg, err := in.Answer()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		answered <- leg
+		<-leg.Done()
+	})
+	caller, err := New(Config{ListenAddr: "127.0.0.1:0", Logger: discard()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { caller.Close() })
+	type dialed struct {
+		leg *Leg
+		err error
+	}
+	done := make(chan dialed, 1)
+	go func() {
+		leg, err := caller.Dial(context.Background(), target(callee, "+15552223333"), nil)
+		done <- dialed{leg, err}
+	}()
+	if err := caller.Start(context.Background(), func(ctx context.Context, in *Incoming) {}); err != nil {
+		t.Fatalf("Start after a Dial: %v", err)
+	}
+	d := <-done
+	if d.err != nil {
+		t.Fatalf("Dial before Start: %v", d.err)
+	}
+	in := <-answered
+	_ = d.leg.Hangup(context.Background())
+	<-in.Done()
+}

@@ -17,24 +17,25 @@ import (
 )
 
 // tlsTransport is the diago transport for SIP over TLS on cfg.TLSAddr.
-func tlsTransport(cfg Config, public string, mediaIP net.IP) (diago.Transport, error) {
+func tlsTransport(cfg Config, public string, mediaIP net.IP) (diago.Transport, *portHold, error) {
 	host, portStr, err := net.SplitHostPort(cfg.TLSAddr)
 	if err != nil {
-		return diago.Transport{}, fmt.Errorf("sip tls address %q: %w", cfg.TLSAddr, err)
+		return diago.Transport{}, nil, fmt.Errorf("sip tls address %q: %w", cfg.TLSAddr, err)
 	}
 	port, err := strconv.Atoi(portStr)
 	if err != nil {
-		return diago.Transport{}, fmt.Errorf("sip tls address %q: bad port", cfg.TLSAddr)
-	}
-	if port == 0 {
-		if port, err = freePort(host); err != nil {
-			return diago.Transport{}, err
-		}
+		return diago.Transport{}, nil, fmt.Errorf("sip tls address %q: bad port", cfg.TLSAddr)
 	}
 	cert := cfg.TLSCert
 	if cert == nil {
 		if cert, err = SelfSigned(public); err != nil {
-			return diago.Transport{}, err
+			return diago.Transport{}, nil, err
+		}
+	}
+	var hold *portHold
+	if port == 0 {
+		if port, hold, err = reservePort(host); err != nil {
+			return diago.Transport{}, nil, err
 		}
 	}
 	return diago.Transport{
@@ -42,7 +43,7 @@ func tlsTransport(cfg Config, public string, mediaIP net.IP) (diago.Transport, e
 		ExternalHost: public, ExternalPort: port, MediaExternalIP: mediaIP,
 		TLSConf:      &tls.Config{Certificates: []tls.Certificate{*cert}, MinVersion: tls.VersionTLS12},
 		TLSURINoSIPS: true, // sip:...;transport=tls, which carriers expect
-	}, nil
+	}, hold, nil
 }
 
 // SelfSigned makes a certificate for host, valid for a year: enough to

@@ -82,6 +82,7 @@ type UA struct {
 	tlsAddr string
 
 	mu      sync.Mutex
+	holds   []*portHold // ports New reserved, held until Start binds them
 	cancel  context.CancelFunc
 	serving sync.WaitGroup // inbound handlers
 	closed  bool           // Close has begun: no handler may start (Add must not race Wait)
@@ -111,12 +112,24 @@ func New(cfg Config) (*UA, error) {
 	if err != nil || port < 0 || port > 65535 {
 		return nil, fmt.Errorf("sip listen address %q: bad port", cfg.ListenAddr)
 	}
+	var holds []*portHold
 	if port == 0 {
-		// UDP and TCP must share the port: find one free for both.
-		if port, err = freePort(host); err != nil {
+		// UDP and TCP must share the port: find one free for both, and
+		// hold it until Start.
+		var hold *portHold
+		if port, hold, err = reservePort(host); err != nil {
 			return nil, err
 		}
+		holds = append(holds, hold)
 	}
+	ok := false
+	defer func() {
+		if !ok {
+			for _, h := range holds {
+				h.release()
+			}
+		}
+	}()
 	public := cfg.PublicHost
 	if public == "" {
 		public = host
@@ -158,9 +171,12 @@ func New(cfg Config) (*UA, error) {
 		}))
 	}
 	if cfg.TLSAddr != "" {
-		t, err := tlsTransport(cfg, public, mediaIP)
+		t, hold, err := tlsTransport(cfg, public, mediaIP)
 		if err != nil {
 			return nil, err
+		}
+		if hold != nil {
+			holds = append(holds, hold)
 		}
 		opts = append(opts, diago.WithTransport(t))
 		u.tls, u.tlsAddr = true, net.JoinHostPort(t.BindHost, strconv.Itoa(t.BindPort))
@@ -171,25 +187,62 @@ func New(cfg Config) (*UA, error) {
 		diago.WithServerRequestMiddleware(u.middleware),
 	)
 	u.dg = diago.NewDiago(ua, opts...)
+	u.holds, ok = holds, true
 	return u, nil
 }
 
 // freePort finds a port free on host for both UDP and TCP.
 func freePort(host string) (int, error) {
+	port, hold, err := reservePort(host)
+	hold.release()
+	return port, err
+}
+
+// reservePort finds a port free on host for both UDP and TCP and keeps it
+// bound until the hold is released: a port found free and let go at
+// once can be taken by any other socket before the listener binds it
+// (startup work runs between New and Start, and other processes bind
+// ephemeral ports meanwhile; a restarted server once lost its port so).
+func reservePort(host string) (int, *portHold, error) {
 	for range 20 {
 		tl, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 		if err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 		p := tl.Addr().(*net.TCPAddr).Port
 		ul, err := net.ListenPacket("udp", net.JoinHostPort(host, strconv.Itoa(p)))
-		tl.Close()
 		if err == nil {
-			ul.Close()
-			return p, nil
+			return p, &portHold{tcp: tl, udp: ul}, nil
 		}
+		tl.Close()
 	}
-	return 0, errors.New("no port free for both UDP and TCP")
+	return 0, nil, errors.New("no port free for both UDP and TCP")
+}
+
+// portHold keeps a reserved port's sockets open.
+type portHold struct {
+	tcp net.Listener
+	udp net.PacketConn
+}
+
+// release lets the port go (nil: nothing held).
+func (h *portHold) release() {
+	if h != nil {
+		h.tcp.Close()
+		h.udp.Close()
+	}
+}
+
+// releaseHolds lets go of the ports New reserved, once: right before
+// Start binds them, or at Close when Start never ran.
+func (u *UA) releaseHolds() {
+	u.mu.Lock()
+	holds := u.holds
+	u.holds = nil
+	u.mu.Unlock()
+	for _, h := range holds {
+		h.release()
+	}
 }
 
 // Start listens and serves inbound calls with h until Close.
@@ -198,6 +251,7 @@ func (u *UA) Start(ctx context.Context, h Handler) error {
 	u.mu.Lock()
 	u.cancel = cancel
 	u.mu.Unlock()
+	u.releaseHolds()
 	err := u.dg.ServeBackground(ctx, func(d *diago.DialogServerSession) {
 		if !u.enter() {
 			_ = d.Respond(503, "Service Unavailable", nil)
@@ -259,6 +313,7 @@ func (u *UA) Close() error {
 		cancel()
 	}
 	u.serving.Wait()
+	u.releaseHolds()
 	u.auth.Close()
 	return u.ua.Close()
 }
