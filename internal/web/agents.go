@@ -123,8 +123,7 @@ func (s *Server) newAgent(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) createAgent(w http.ResponseWriter, r *http.Request) {
-	if err := r.ParseForm(); err != nil {
-		s.renderError(w, r, http.StatusBadRequest, "The form could not be read.")
+	if !s.parseForm(w, r) {
 		return
 	}
 	in, vals, err := agentInput(r.PostForm, true)
@@ -155,8 +154,7 @@ func (s *Server) updateAgent(w http.ResponseWriter, r *http.Request) {
 		s.failFind(w, r, err) // another organization's agent is not found, form or not
 		return
 	}
-	if err := r.ParseForm(); err != nil {
-		s.renderError(w, r, http.StatusBadRequest, "The form could not be read.")
+	if !s.parseForm(w, r) {
 		return
 	}
 	in, vals, err := agentInput(r.PostForm, false)

@@ -21,13 +21,7 @@ type toolFormData struct {
 }
 
 // Fields are the form's inputs, by name.
-func (d toolFormData) Fields() map[string]fieldView {
-	out := map[string]fieldView{}
-	for _, f := range toolFields {
-		out[f.Name] = d.field(f)
-	}
-	return out
-}
+func (d toolFormData) Fields() map[string]fieldView { return fieldsOf(d.formState, toolFields) }
 
 var toolFields = func() []agentField {
 	timeout := agentField{Name: "timeoutSeconds", Label: "Timeout (seconds)", Kind: kindInt, Step: 1,

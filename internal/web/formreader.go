@@ -198,6 +198,16 @@ type formState struct {
 	Message string
 }
 
+// fieldsOf is a form's inputs, by name: each of fields drawn with st's
+// values and errors, a select offering choices.
+func fieldsOf(st formState, fields []agentField, choices ...option) map[string]fieldView {
+	out := map[string]fieldView{}
+	for _, f := range fields {
+		out[f.Name] = st.field(f, choices...)
+	}
+	return out
+}
+
 // field is f as the form draws it, with choices for a select.
 func (st formState) field(f agentField, choices ...option) fieldView {
 	d := agentFormData{Values: formValues{Text: st.Values}, Errors: st.Errors, Choices: map[kind][]option{f.Kind: choices}}

@@ -12,8 +12,7 @@ import (
 func saveForm[In, T any](s *Server, w http.ResponseWriter, r *http.Request, creating bool,
 	read func(url.Values, bool) (In, *formReader), act func(In) (T, error), next func(T) string,
 	failed func(values map[string]string, err error)) {
-	if err := r.ParseForm(); err != nil {
-		s.renderError(w, r, http.StatusBadRequest, "The form could not be read.")
+	if !s.parseForm(w, r) {
 		return
 	}
 	in, fr := read(r.PostForm, creating)
@@ -26,6 +25,16 @@ func saveForm[In, T any](s *Server, w http.ResponseWriter, r *http.Request, crea
 		}
 	}
 	failed(fr.values, err)
+}
+
+// parseForm reads a POST's form, answering 400 (false) when it cannot be
+// read: the first step of every form handler.
+func (s *Server) parseForm(w http.ResponseWriter, r *http.Request) bool {
+	if err := r.ParseForm(); err != nil {
+		s.renderError(w, r, http.StatusBadRequest, "The form could not be read.")
+		return false
+	}
+	return true
 }
 
 // refuseForm draws a form again (render, with status 400) with what the

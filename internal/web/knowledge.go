@@ -23,11 +23,7 @@ var knowledgeFields = []agentField{
 
 // Fields are the create form's inputs, by name.
 func (d knowledgeListData) Fields() map[string]fieldView {
-	out := map[string]fieldView{}
-	for _, f := range knowledgeFields {
-		out[f.Name] = d.field(f)
-	}
-	return out
+	return fieldsOf(d.formState, knowledgeFields)
 }
 
 func (s *Server) listKnowledge(w http.ResponseWriter, r *http.Request) {
@@ -49,8 +45,7 @@ func (s *Server) renderKnowledgeList(w http.ResponseWriter, r *http.Request, sta
 }
 
 func (s *Server) createKnowledge(w http.ResponseWriter, r *http.Request) {
-	if err := r.ParseForm(); err != nil {
-		s.renderError(w, r, http.StatusBadRequest, "The form could not be read.")
+	if !s.parseForm(w, r) {
 		return
 	}
 	fr := newFormReader(r.PostForm, true)
@@ -107,14 +102,6 @@ var (
 func (d knowledgeData) SourceFields() map[string]fieldView { return fieldsOf(d.Source, sourceFields) }
 func (d knowledgeData) QueryFields() map[string]fieldView  { return fieldsOf(d.Query, queryFields) }
 
-func fieldsOf(st formState, fields []agentField) map[string]fieldView {
-	out := map[string]fieldView{}
-	for _, f := range fields {
-		out[f.Name] = st.field(f)
-	}
-	return out
-}
-
 func (s *Server) showKnowledge(w http.ResponseWriter, r *http.Request) {
 	s.renderKnowledge(w, r, http.StatusOK, knowledgeData{Added: r.URL.Query().Get("added") == "1"})
 }
@@ -135,8 +122,7 @@ func (s *Server) addKnowledgeSource(w http.ResponseWriter, r *http.Request) {
 		s.failFind(w, r, err)
 		return
 	}
-	if err := r.ParseForm(); err != nil {
-		s.renderError(w, r, http.StatusBadRequest, "The form could not be read.")
+	if !s.parseForm(w, r) {
 		return
 	}
 	fr := newFormReader(r.PostForm, true)
@@ -166,8 +152,7 @@ func (s *Server) addKnowledgeSource(w http.ResponseWriter, r *http.Request) {
 // queryKnowledge answers the "try a query" form with the chunks the API's
 // query would return.
 func (s *Server) queryKnowledge(w http.ResponseWriter, r *http.Request) {
-	if err := r.ParseForm(); err != nil {
-		s.renderError(w, r, http.StatusBadRequest, "The form could not be read.")
+	if !s.parseForm(w, r) {
 		return
 	}
 	fr := newFormReader(r.PostForm, true)

@@ -30,13 +30,7 @@ var settingsFields = func() []agentField {
 }()
 
 // Fields are the form's inputs, by name.
-func (d settingsData) Fields() map[string]fieldView {
-	out := map[string]fieldView{}
-	for _, f := range settingsFields {
-		out[f.Name] = d.field(f)
-	}
-	return out
-}
+func (d settingsData) Fields() map[string]fieldView { return fieldsOf(d.formState, settingsFields) }
 
 func (s *Server) settings(w http.ResponseWriter, r *http.Request) {
 	s.renderSettings(w, r, http.StatusOK, settingsData{Saved: r.URL.Query().Get("saved") == "1"})
@@ -58,8 +52,7 @@ func (s *Server) renderSettings(w http.ResponseWriter, r *http.Request, status i
 }
 
 func (s *Server) updateSettings(w http.ResponseWriter, r *http.Request) {
-	if err := r.ParseForm(); err != nil {
-		s.renderError(w, r, http.StatusBadRequest, "The form could not be read.")
+	if !s.parseForm(w, r) {
 		return
 	}
 	fr := newFormReader(r.PostForm, false)

@@ -125,8 +125,7 @@ func (s *Server) generateTests(w http.ResponseWriter, r *http.Request) {
 		s.failFind(w, r, err)
 		return
 	}
-	if err := r.ParseForm(); err != nil {
-		s.renderError(w, r, http.StatusBadRequest, "The form could not be read.")
+	if !s.parseForm(w, r) {
 		return
 	}
 	fr := newFormReader(r.PostForm, true)
@@ -175,8 +174,7 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
 		s.failFind(w, r, err)
 		return
 	}
-	if err := r.ParseForm(); err != nil {
-		s.renderError(w, r, http.StatusBadRequest, "The form could not be read.")
+	if !s.parseForm(w, r) {
 		return
 	}
 	fr := newFormReader(r.PostForm, true)

@@ -127,11 +127,7 @@ type suiteFormData struct {
 
 // Fields are the form's inputs, by name.
 func (d suiteFormData) Fields() map[string]fieldView {
-	out := map[string]fieldView{}
-	for _, f := range suiteFields {
-		out[f.Name] = d.field(f, d.Agents...)
-	}
-	return out
+	return fieldsOf(d.formState, suiteFields, d.Agents...)
 }
 
 func (s *Server) newSuite(w http.ResponseWriter, r *http.Request) {

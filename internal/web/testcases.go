@@ -178,8 +178,7 @@ func (s *Server) saveGenerated(w http.ResponseWriter, r *http.Request) {
 		s.failFind(w, r, err)
 		return
 	}
-	if err := r.ParseForm(); err != nil {
-		s.renderError(w, r, http.StatusBadRequest, "The form could not be read.")
+	if !s.parseForm(w, r) {
 		return
 	}
 	names, scripts, rubrics := r.PostForm["name"], r.PostForm["script"], r.PostForm["scoringRubric"]
