@@ -189,13 +189,16 @@ func (s *Server) updateTool(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) toolFormFailed(w http.ResponseWriter, r *http.Request, d toolFormData, err error) {
-	errs, msg, ok := refusal(err)
-	if !ok {
-		s.failFind(w, r, err)
-		return
-	}
-	// The schema's inner rules ("schema.type") belong to its input.
-	d.Errors = fieldErrors{}
+	s.refuseForm(w, r, &d.formState, err, "tool", func(status int) {
+		d.Errors = underTopFields(d.Errors)
+		s.renderToolForm(w, r, status, d)
+	})
+}
+
+// underTopFields files the schema's inner rules ("schema.type") under its
+// input, each message naming the rule.
+func underTopFields(errs fieldErrors) fieldErrors {
+	out := fieldErrors{}
 	for name, msgs := range errs {
 		if top := topField(name); top != name {
 			for i := range msgs {
@@ -203,13 +206,9 @@ func (s *Server) toolFormFailed(w http.ResponseWriter, r *http.Request, d toolFo
 			}
 			name = top
 		}
-		d.Errors[name] = append(d.Errors[name], msgs...)
+		out[name] = append(out[name], msgs...)
 	}
-	d.Message = msg
-	if d.Message == "" {
-		d.Message = "The tool was not saved: correct the fields marked below."
-	}
-	s.renderToolForm(w, r, http.StatusBadRequest, d)
+	return out
 }
 
 func (s *Server) renderToolForm(w http.ResponseWriter, r *http.Request, status int, d toolFormData) {
