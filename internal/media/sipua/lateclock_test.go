@@ -57,10 +57,11 @@ type rtpProbe struct {
 
 func startRTPProbe(t *testing.T) *rtpProbe {
 	t.Helper()
-	port, err := freePort("127.0.0.1")
+	port, hold, err := reservePort("127.0.0.1")
 	if err != nil {
 		t.Fatal(err)
 	}
+	hold.release() // the probe's own UA binds it next
 	ua, err := sipgo.NewUA()
 	if err != nil {
 		t.Fatal(err)

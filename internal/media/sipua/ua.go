@@ -191,13 +191,6 @@ func New(cfg Config) (*UA, error) {
 	return u, nil
 }
 
-// freePort finds a port free on host for both UDP and TCP.
-func freePort(host string) (int, error) {
-	port, hold, err := reservePort(host)
-	hold.release()
-	return port, err
-}
-
 // reservePort finds a port free on host for both UDP and TCP and keeps it
 // bound until the hold is released: a port found free and let go at
 // once can be taken by any other socket before the listener binds it
