@@ -45,15 +45,7 @@ func TestEndDialogFromSavedState(t *testing.T) {
 			// handler returns).
 			caller := newTestUA(t, nil)
 			answered := make(chan *Leg, 1)
-			callee := newTestUA(t, func(ctx context.Context, in *Incoming) {
-				leg, err := in.Answer()
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				answered <- leg
-				<-leg.Done()
-			})
+			callee := newTestUA(t, answerInto(t, answered))
 			out, err := caller.Dial(context.Background(), target(callee, "+15552223333"), nil)
 			if err != nil {
 				t.Fatal(err)

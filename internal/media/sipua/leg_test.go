@@ -34,6 +34,20 @@ func newTestUA(t *testing.T, h Handler) *UA {
 	return ua
 }
 
+// answerInto is a callee's handler that answers every call, hands the leg
+// to answered and holds the call until the leg ends.
+func answerInto(t *testing.T, answered chan<- *Leg) Handler {
+	return func(ctx context.Context, in *Incoming) {
+		leg, err := in.Answer()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		answered <- leg
+		<-leg.Done()
+	}
+}
+
 func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 func target(ua *UA, user string) Target {
@@ -125,15 +139,7 @@ func TestLegsCarryAudioAndDigitsBothWays(t *testing.T) {
 
 func TestSIPInfoDigitsReachTheLeg(t *testing.T) {
 	answered := make(chan *Leg, 1)
-	callee := newTestUA(t, func(ctx context.Context, in *Incoming) {
-		leg, err := in.Answer()
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		answered <- leg
-		<-leg.Done()
-	})
+	callee := newTestUA(t, answerInto(t, answered))
 	caller := newTestUA(t, nil)
 	out, err := caller.Dial(context.Background(), target(callee, "+15552223333"), nil)
 	if err != nil {
@@ -166,15 +172,7 @@ func TestSIPInfoDigitsReachTheLeg(t *testing.T) {
 
 func TestPCMAWhenTheFarEndOffersOnlyPCMA(t *testing.T) {
 	answered := make(chan *Leg, 1)
-	callee := newTestUA(t, func(ctx context.Context, in *Incoming) {
-		leg, err := in.Answer()
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		answered <- leg
-		<-leg.Done()
-	})
+	callee := newTestUA(t, answerInto(t, answered))
 	caller, err := New(Config{ListenAddr: "127.0.0.1:0", Logger: discard(), Codecs: []string{"PCMA"}})
 	if err != nil {
 		t.Fatal(err)
@@ -306,15 +304,7 @@ func splitHostPort(addr string) (string, int) {
 // restarted server's queued calls dialed before its SIP listener was up).
 func TestDialBeforeStartWaitsForIt(t *testing.T) {
 	answered := make(chan *Leg, 1)
-	callee := newTestUA(t, func(ctx context.Context, in *Incoming) {
-		leg, err := in.Answer()
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		answered <- leg
-		<-leg.Done()
-	})
+	callee := newTestUA(t, answerInto(t, answered))
 	caller, err := New(Config{ListenAddr: "127.0.0.1:0", Logger: discard()})
 	if err != nil {
 		t.Fatal(err)
