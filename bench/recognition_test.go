@@ -123,16 +123,12 @@ func (c recognitionConfig) recognizer(tb testing.TB) stt.Recognizer {
 		// mean for G.711 legs, a domain model per agent, no limit per
 		// utterance.
 		cache := tb.TempDir()
-		phone, err := sphinx.WritePhoneMLLR(cache)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		fp, err := sphinx.WritePhoneFeatParams(cache, sphinx.DefaultModelDir)
+		phone, narrowOpts, err := sphinx.WritePhoneAdaptation(cache, sphinx.DefaultModelDir)
 		if err != nil {
 			tb.Fatal(err)
 		}
 		r := sphinx.New(sphinx.Config{Builder: sphinx.LMBuilder(lm.Options{}), NarrowbandMLLR: phone,
-			NarrowbandOptions: []string{"-featparams", fp}, CacheDir: cache})
+			NarrowbandOptions: narrowOpts, CacheDir: cache})
 		tb.Cleanup(func() { r.Close() })
 		return r
 	default:

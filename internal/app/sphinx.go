@@ -51,18 +51,11 @@ func (c SphinxConfig) recognizer(dataDir string, log *slog.Logger) *sphinx.Recog
 	case "none":
 		narrow = ""
 	case "builtin", "":
-		p, err := sphinx.WritePhoneMLLR(cache)
-		if err != nil {
-			log.Warn("speech to text: the phone transform could not be written; G.711 legs are heard without it", "err", err)
-		}
-		narrow = p
-		// The cepstral mean of the transform's training audio, where a
-		// new decoder's live mean starts.
-		fp, err := sphinx.WritePhoneFeatParams(cache, sphinx.DefaultModelDir)
-		if err != nil {
-			log.Warn("speech to text: the phone cepstral mean could not be written; G.711 legs start from the model's", "err", err)
-		} else {
-			narrowOpts = []string{"-featparams", fp}
+		// The transform and the cepstral mean of its training audio,
+		// where a new decoder's live mean starts.
+		var err error
+		if narrow, narrowOpts, err = sphinx.WritePhoneAdaptation(cache, sphinx.DefaultModelDir); err != nil {
+			log.Warn("speech to text: the phone adaptation could not be written whole; G.711 legs are heard without what is missing", "err", err)
 		}
 	}
 	return sphinx.New(sphinx.Config{Decoders: c.Decoders, MLLR: c.MLLR, NarrowbandMLLR: narrow, NarrowbandOptions: narrowOpts,

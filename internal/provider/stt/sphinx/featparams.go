@@ -3,6 +3,7 @@ package sphinx
 import (
 	"bytes"
 	_ "embed"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -54,6 +55,20 @@ func WritePhoneFeatParams(dir, modelDir string) (string, error) {
 		return "", fmt.Errorf("stt/sphinx: feat.params: %w", err)
 	}
 	return path, nil
+}
+
+// WritePhoneAdaptation writes the phone transform and the phone
+// feat.params into dir and returns them as the Config takes them
+// (NarrowbandMLLR, NarrowbandOptions), as parley serve configures G.711
+// legs. Each is written on its own: what could not be is left out ("",
+// nil) and its error joined into err.
+func WritePhoneAdaptation(dir, modelDir string) (mllr string, narrowOptions []string, err error) {
+	mllr, err = WritePhoneMLLR(dir)
+	fp, ferr := WritePhoneFeatParams(dir, modelDir)
+	if ferr == nil {
+		narrowOptions = []string{"-featparams", fp}
+	}
+	return mllr, narrowOptions, errors.Join(err, ferr)
 }
 
 // checkCMNInit checks a -cmninit value: 13 comma-separated numbers.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -55,19 +56,17 @@ func tuneCmd(ctx context.Context, args []string) error {
 		return err
 	}
 	narrow := ""
+	narrowOptions := strings.Fields(*narrowOpts)
 	switch *mllr {
 	case "builtin":
-		if narrow, err = sphinx.WritePhoneMLLR(work); err != nil {
-			return err
-		}
-		// With the transform, as parley serve has it: its training audio's
+		// As parley serve has it: the transform and its training audio's
 		// cepstral mean, unless -narrowband-options names a -featparams.
-		fp, err := sphinx.WritePhoneFeatParams(work, c.model.dir)
-		if err != nil {
+		var phoneOpts []string
+		if narrow, phoneOpts, err = sphinx.WritePhoneAdaptation(work, c.model.dir); err != nil {
 			return err
 		}
-		if !strings.Contains(*narrowOpts, "-featparams") {
-			*narrowOpts = strings.TrimSpace("-featparams " + fp + " " + *narrowOpts)
+		if !slices.Contains(narrowOptions, "-featparams") {
+			narrowOptions = append(phoneOpts, narrowOptions...)
 		}
 	case "none":
 	default:
@@ -77,7 +76,7 @@ func tuneCmd(ctx context.Context, args []string) error {
 	fmt.Printf("| options | words | word accuracy | sub / del / ins |\n|---|---|---|---|\n")
 	for i, set := range sets {
 		r := sphinx.New(sphinx.Config{
-			ModelDir: c.model.dir, NarrowbandMLLR: narrow, Options: strings.Fields(set), NarrowbandOptions: strings.Fields(*narrowOpts),
+			ModelDir: c.model.dir, NarrowbandMLLR: narrow, Options: strings.Fields(set), NarrowbandOptions: narrowOptions,
 			Decoders: *workers, DomainDecoders: *workers, GenericWeight: *genericWeight,
 			Builder: sphinx.LMBuilder(opt), CacheDir: filepath.Join(work, fmt.Sprint("cache-", i)),
 		})
