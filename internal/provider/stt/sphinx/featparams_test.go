@@ -56,18 +56,16 @@ func TestWritePhoneFeatParams(t *testing.T) {
 func TestPhoneDecodersHearPhoneSpeech(t *testing.T) {
 	need(t)
 	t.Parallel()
-	cache := t.TempDir()
-	mllr, err := WritePhoneMLLR(cache)
+	mllr, narrowOpts, err := WritePhoneAdaptation(t.TempDir(), DefaultModelDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fp, err := WritePhoneFeatParams(cache, DefaultModelDir)
-	if err != nil {
-		t.Fatal(err)
+	if len(narrowOpts) != 2 || narrowOpts[0] != "-featparams" {
+		t.Fatalf("narrowband options %q, want -featparams and its file", narrowOpts)
 	}
 	var scores []scored
 	for _, text := range dental[:6] {
-		r, s := newDental(t, Config{NarrowbandMLLR: mllr, NarrowbandOptions: []string{"-featparams", fp}, CacheDir: t.TempDir()})
+		r, s := newDental(t, Config{NarrowbandMLLR: mllr, NarrowbandOptions: narrowOpts, CacheDir: t.TempDir()})
 		pcm, rate := said(t, text)
 		res, err := s.Transcribe(context.Background(), phone(pcm, rate), 8000, "en-US")
 		r.Close()
