@@ -17,8 +17,9 @@
 //   - Unfinished (they end with ",", ";", ":", a dash or "...", with a
 //     filler such as "um" or "you know", or with a word that needs another
 //     after it: a conjunction, preposition, article, possessive, auxiliary
-//     or subject pronoun such as "and", "because", "to", "the", "my", "is",
-//     "I"): MaxSilence.
+//     or subject pronoun such as "and", "because", "even though", "to",
+//     "the", "my", "is", "I"; "though" alone is the adverb that closes
+//     "that's a bit late though"): MaxSilence.
 //   - Otherwise, nothing recognised yet included: a quarter of the way from
 //     MinSilence to MaxSilence (525 ms with the defaults). Most such
 //     sentences are finished; a longer wait would cost every turn.

@@ -54,7 +54,7 @@ func Judge(text string) Ending {
 	}
 	last := words[len(words)-1]
 	switch {
-	case fillers[last] || endsWith(words, fillerPhrases) || continuations[last]:
+	case fillers[last] || endsWith(words, fillerPhrases) || continuations[last] || endsWith(words, continuationPhrases):
 		return Unfinished
 	case isOneOf(words, replies):
 		return Complete

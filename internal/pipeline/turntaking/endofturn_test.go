@@ -45,7 +45,10 @@ func TestJudge(t *testing.T) {
 		{"what time do you", Undecided}, // a question cut before its verb is not judged complete
 		{"i'd like a table for two", Undecided},
 		{"john smith", Undecided},
-		{"please", Undecided}, // a closer needs a sentence before it
+		{"please", Undecided},                  // a closer needs a sentence before it
+		{"that's a bit late though", Complete}, // the adverb
+		{"i can come in even though", Unfinished},
+		{"it sounds as though", Unfinished},
 	} {
 		if got := Judge(c.text); got != c.want {
 			t.Errorf("Judge(%q) = %v, want %v", c.text, got, c.want)

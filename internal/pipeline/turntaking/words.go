@@ -127,7 +127,7 @@ var (
 	// on them (without punctuation saying it does).
 	continuations = set(
 		// conjunctions
-		"and", "but", "or", "nor", "so", "because", "cause", "since", "if", "unless", "although", "though",
+		"and", "but", "or", "nor", "so", "because", "cause", "since", "if", "unless", "although",
 		"while", "whereas", "whether", "than", "plus",
 		// prepositions
 		"to", "of", "in", "on", "at", "for", "from", "with", "without", "about", "into", "onto", "by",
@@ -145,6 +145,11 @@ var (
 		"i", "we", "they", "he", "she",
 	)
 
+	// continuationPhrases need a clause after them. "though" alone is
+	// not one: said last it is the adverb ("that's a bit late though"),
+	// a closer.
+	continuationPhrases = phraseList("even though", "as though")
+
 	// replies are whole utterances that are complete as they are.
 	replies = phraseList("yes", "no", "yeah", "yep", "nope", "okay", "ok", "sure", "right", "correct",
 		"exactly", "thanks", "thank you", "thank you very much", "no thanks", "no thank you", "goodbye",
@@ -153,7 +158,7 @@ var (
 		"absolutely", "definitely", "alright", "all right", "yes please", "no problem", "not yet")
 
 	// closers end sentences: "... for me", "... please", "... today".
-	closers = set("please", "thanks", "today", "tonight", "tomorrow", "yesterday", "now", "yet", "too",
+	closers = set("please", "thanks", "though", "today", "tonight", "tomorrow", "yesterday", "now", "yet", "too",
 		"again", "later", "soon", "anymore", "here", "there", "me", "it", "them", "us", "him",
 		"everything", "anything", "something", "nothing", "morning", "afternoon", "evening", "week",
 		"weekend", "month", "year", "o'clock")
