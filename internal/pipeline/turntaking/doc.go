@@ -12,14 +12,15 @@
 //
 //   - Complete (the words end with ".", "?" or "!", are a whole short reply
 //     such as "yes", "no thanks" or "that's right", end with a word that
-//     closes sentences such as "please", "today" or "me", or form a question
-//     of four words or more): MinSilence.
+//     closes sentences such as "please", "today", "me" or "though" (the
+//     adverb: "that's a bit late though"), end with "by" as a particle
+//     ("can I come by") or as "bye" ("okay by"), or form a question of
+//     four words or more): MinSilence.
 //   - Unfinished (they end with ",", ";", ":", a dash or "...", with a
 //     filler such as "um" or "you know", or with a word that needs another
 //     after it: a conjunction, preposition, article, possessive, auxiliary
 //     or subject pronoun such as "and", "because", "even though", "to",
-//     "the", "my", "is", "I"; "though" alone is the adverb that closes
-//     "that's a bit late though"): MaxSilence.
+//     "the", "my", "is", "I"): MaxSilence.
 //   - Otherwise, nothing recognised yet included: a quarter of the way from
 //     MinSilence to MaxSilence (525 ms with the defaults). Most such
 //     sentences are finished; a longer wait would cost every turn.

@@ -54,6 +54,8 @@ func Judge(text string) Ending {
 	}
 	last := words[len(words)-1]
 	switch {
+	case endsWith(words, endings):
+		return Complete
 	case fillers[last] || endsWith(words, fillerPhrases) || continuations[last] || endsWith(words, continuationPhrases):
 		return Unfinished
 	case isOneOf(words, replies):

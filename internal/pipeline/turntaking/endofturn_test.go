@@ -49,6 +49,10 @@ func TestJudge(t *testing.T) {
 		{"that's a bit late though", Complete}, // the adverb
 		{"i can come in even though", Unfinished},
 		{"it sounds as though", Unfinished},
+		{"can i come by", Complete}, // a particle, not a preposition
+		{"i'll stop by tomorrow", Complete},
+		{"okay by", Complete}, // "bye" as recognizers write it
+		{"can i pay by", Unfinished},
 	} {
 		if got := Judge(c.text); got != c.want {
 			t.Errorf("Judge(%q) = %v, want %v", c.text, got, c.want)

@@ -150,6 +150,13 @@ var (
 	// a closer.
 	continuationPhrases = phraseList("even though", "as though")
 
+	// endings are last words that would read as unfinished but end a
+	// sentence here: a verb's particle ("can I come by", "I'll stop
+	// by") and "bye" as recognizers write it ("okay by", "good by").
+	endings = phraseList("come by", "coming by", "came by", "stop by", "stopping by", "drop by",
+		"dropping by", "swing by", "pass by", "stand by", "get by", "good by", "bye by", "okay by",
+		"ok by", "alright by", "all right by", "thanks by", "thank you by")
+
 	// replies are whole utterances that are complete as they are.
 	replies = phraseList("yes", "no", "yeah", "yep", "nope", "okay", "ok", "sure", "right", "correct",
 		"exactly", "thanks", "thank you", "thank you very much", "no thanks", "no thank you", "goodbye",
