@@ -36,11 +36,16 @@ func waitActive(t *testing.T, ua *UA, want int) {
 	}
 }
 
-// answerAll answers every call and hands its leg over on legs.
-func answerAll(legs chan<- *Leg) Handler {
+// answerAll answers every call, hands its leg over on legs and holds the
+// call until the leg ends. An answer that fails is tb's error, or ignored
+// with tb nil (limit and load tests, where a caller may give up first).
+func answerAll(tb testing.TB, legs chan<- *Leg) Handler {
 	return func(ctx context.Context, in *Incoming) {
 		leg, err := in.Answer()
 		if err != nil {
+			if tb != nil {
+				tb.Error(err)
+			}
 			return
 		}
 		legs <- leg
@@ -52,7 +57,7 @@ func answerAll(legs chan<- *Leg) Handler {
 // With room for two calls, 50 in a row go through only if none leaks.
 func TestLoopbackCallsFreeTheirDialogSlots(t *testing.T) {
 	answered := make(chan *Leg, 1)
-	ua := newLimitedUA(t, 4, answerAll(answered))
+	ua := newLimitedUA(t, 4, answerAll(nil, answered))
 	for i := range 50 {
 		out, err := ua.Dial(context.Background(), target(ua, "+15552223333"), nil)
 		if err != nil {
@@ -82,7 +87,7 @@ func TestLoopbackCallsFreeTheirDialogSlots(t *testing.T) {
 // tags when both legs of a loopback call share the Call-ID.
 func TestSIPInfoDigitsReachTheRightLoopbackLeg(t *testing.T) {
 	answered := make(chan *Leg, 1)
-	ua := newLimitedUA(t, 4, answerAll(answered))
+	ua := newLimitedUA(t, 4, answerAll(nil, answered))
 	out, err := ua.Dial(context.Background(), target(ua, "+15552223333"), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -227,7 +232,7 @@ func TestCloseFreesLiveLegs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ua.Start(context.Background(), answerAll(answered)); err != nil {
+	if err := ua.Start(context.Background(), answerAll(nil, answered)); err != nil {
 		t.Fatal(err)
 	}
 	out, err := ua.Dial(context.Background(), target(ua, "+15552223333"), nil)

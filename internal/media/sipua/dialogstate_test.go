@@ -45,7 +45,7 @@ func TestEndDialogFromSavedState(t *testing.T) {
 			// handler returns).
 			caller := newTestUA(t, nil)
 			answered := make(chan *Leg, 1)
-			callee := newTestUA(t, answerInto(t, answered))
+			callee := newTestUA(t, answerAll(t, answered))
 			out, err := caller.Dial(context.Background(), target(callee, "+15552223333"), nil)
 			if err != nil {
 				t.Fatal(err)

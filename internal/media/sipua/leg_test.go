@@ -34,20 +34,6 @@ func newTestUA(t *testing.T, h Handler) *UA {
 	return ua
 }
 
-// answerInto is a callee's handler that answers every call, hands the leg
-// to answered and holds the call until the leg ends.
-func answerInto(t *testing.T, answered chan<- *Leg) Handler {
-	return func(ctx context.Context, in *Incoming) {
-		leg, err := in.Answer()
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		answered <- leg
-		<-leg.Done()
-	}
-}
-
 func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 func target(ua *UA, user string) Target {
@@ -73,18 +59,13 @@ func heard(t *testing.T, a media.Audio, rate int, freq float64) {
 
 func TestLegsCarryAudioAndDigitsBothWays(t *testing.T) {
 	answered := make(chan *Leg, 1)
+	answer := answerAll(t, answered)
 	callee := newTestUA(t, func(ctx context.Context, in *Incoming) {
 		if in.User != "+15552223333" || in.FromUser != "+15550001111" || in.FromDisplay != "Test" {
 			t.Errorf("INVITE for %q from %q %q", in.User, in.FromDisplay, in.FromUser)
 		}
 		_ = in.Ringing()
-		leg, err := in.Answer()
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		answered <- leg
-		<-leg.Done()
+		answer(ctx, in)
 	})
 	caller := newTestUA(t, nil)
 	// ringing is best effort: on loopback the 180 can race the 200.
@@ -139,7 +120,7 @@ func TestLegsCarryAudioAndDigitsBothWays(t *testing.T) {
 
 func TestSIPInfoDigitsReachTheLeg(t *testing.T) {
 	answered := make(chan *Leg, 1)
-	callee := newTestUA(t, answerInto(t, answered))
+	callee := newTestUA(t, answerAll(t, answered))
 	caller := newTestUA(t, nil)
 	out, err := caller.Dial(context.Background(), target(callee, "+15552223333"), nil)
 	if err != nil {
@@ -172,7 +153,7 @@ func TestSIPInfoDigitsReachTheLeg(t *testing.T) {
 
 func TestPCMAWhenTheFarEndOffersOnlyPCMA(t *testing.T) {
 	answered := make(chan *Leg, 1)
-	callee := newTestUA(t, answerInto(t, answered))
+	callee := newTestUA(t, answerAll(t, answered))
 	caller, err := New(Config{ListenAddr: "127.0.0.1:0", Logger: discard(), Codecs: []string{"PCMA"}})
 	if err != nil {
 		t.Fatal(err)
@@ -240,17 +221,12 @@ func TestCallOverTLS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	answer := answerAll(t, answered)
 	err = callee.Start(context.Background(), func(ctx context.Context, in *Incoming) {
 		if in.Transport != "TLS" {
 			t.Errorf("INVITE came over %q", in.Transport)
 		}
-		leg, err := in.Answer()
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		answered <- leg
-		<-leg.Done()
+		answer(ctx, in)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -304,7 +280,7 @@ func splitHostPort(addr string) (string, int) {
 // restarted server's queued calls dialed before its SIP listener was up).
 func TestDialBeforeStartWaitsForIt(t *testing.T) {
 	answered := make(chan *Leg, 1)
-	callee := newTestUA(t, answerInto(t, answered))
+	callee := newTestUA(t, answerAll(t, answered))
 	caller, err := New(Config{ListenAddr: "127.0.0.1:0", Logger: discard()})
 	if err != nil {
 		t.Fatal(err)

@@ -34,7 +34,7 @@ func startLoopbackCalls(tb testing.TB, pairs int) *loopbackCalls {
 		tb.Cleanup(func() { ua.Close() })
 		return ua
 	}
-	callee := newUA(answerAll(answered))
+	callee := newUA(answerAll(nil, answered))
 	caller := newUA(nil)
 	c := &loopbackCalls{base: settledGoroutines()}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
