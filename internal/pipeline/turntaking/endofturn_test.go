@@ -51,6 +51,7 @@ func TestJudge(t *testing.T) {
 		{"it sounds as though", Unfinished},
 		{"can i come by", Complete}, // a particle, not a preposition
 		{"i'll stop by tomorrow", Complete},
+		{"we might swing by", Complete}, // the rule itself, without a closer after it
 		{"okay by", Complete}, // "bye" as recognizers write it
 		{"can i pay by", Unfinished},
 	} {
