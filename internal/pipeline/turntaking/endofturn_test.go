@@ -52,7 +52,7 @@ func TestJudge(t *testing.T) {
 		{"can i come by", Complete}, // a particle, not a preposition
 		{"i'll stop by tomorrow", Complete},
 		{"we might swing by", Complete}, // the rule itself, without a closer after it
-		{"okay by", Complete}, // "bye" as recognizers write it
+		{"okay by", Complete},           // "bye" as recognizers write it
 		{"can i pay by", Unfinished},
 	} {
 		if got := Judge(c.text); got != c.want {
