@@ -9,3 +9,9 @@ var (
 	// ErrConflict: a uniqueness rule would be broken.
 	ErrConflict = errors.New("conflict")
 )
+
+// ErrUnavailable: the database cannot be reached or cannot take the work
+// right now (connection refused or lost, the server shutting down or out of
+// connections, a busy or full disk). The same request may succeed later;
+// the API answers it 503 with Retry-After, the call plane retries.
+var ErrUnavailable = errors.New("database unavailable")
