@@ -39,7 +39,7 @@ func (q *Queue) hangUpLost(ctx context.Context, starting bool) map[string]bool {
 	err := q.o.Store.View(ctx, func(tx store.Tx) error {
 		legs = nil
 		owner, cutoff := q.lostScope(starting)
-		lost, err := tx.ExpiredLiveCalls(ctx, owner, cutoff, reapBatch)
+		lost, err := tx.ExpiredLiveCalls(ctx, owner, q.runningIDs(), cutoff, reapBatch)
 		if err != nil {
 			return err
 		}

@@ -18,14 +18,25 @@ const reapBatch = 100
 
 var endOfTime = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// heartbeat renews this server's leases, and stops local workers whose call
+// heartbeat renews the leases of the calls this server runs (and those it
+// is admitting), never of a call it holds but no longer runs: that one
+// lapses, and the reaper takes it. It also stops local workers whose call
 // was ended elsewhere (canceled through another server).
 func (q *Queue) heartbeat(ctx context.Context) {
 	until := model.Now().Add(q.o.LeaseTTL)
+	ids := q.runningIDs()
 	err := q.o.Store.Update(ctx, func(tx store.Tx) error {
-		_, err := tx.RenewLeases(ctx, q.o.Node, until)
+		_, err := tx.RenewLeases(ctx, q.o.Node, ids, until)
 		return err
 	})
+	q.mu.Lock()
+	switch {
+	case err != nil:
+		q.healthySince = time.Time{}
+	case q.healthySince.IsZero():
+		q.healthySince = time.Now()
+	}
+	q.mu.Unlock()
 	if err != nil {
 		q.logErr(ctx, "renew call leases", err)
 	}
@@ -53,11 +64,13 @@ func (q *Queue) heartbeat(ctx context.Context) {
 	}
 }
 
-// reap ends live calls whose server is gone. At start it also ends this
-// server's own calls from its previous run (SERVER_RESTART) — every live
-// call, when the database is this server's alone. An answered call's far
-// end is sent BYE first (hangUpLost).
-func (q *Queue) reap(ctx context.Context, starting bool) {
+// reap ends live calls whose server is gone, and this server's calls that
+// no worker runs any more (their end could not be written in time). At
+// start it also ends this server's own calls from its previous run
+// (SERVER_RESTART) — every live call, when the database is this server's
+// alone. An answered call's far end is sent BYE first (hangUpLost). It
+// says whether it reached the database.
+func (q *Queue) reap(ctx context.Context, starting bool) bool {
 	for {
 		hungUp := q.hangUpLost(ctx, starting)
 		var ended []model.Call
@@ -66,7 +79,7 @@ func (q *Queue) reap(ctx context.Context, starting bool) {
 			ended = nil
 			owner, cutoff := q.lostScope(starting)
 			now := model.Now()
-			lost, err := tx.ExpiredLiveCalls(ctx, owner, cutoff, reapBatch)
+			lost, err := tx.ExpiredLiveCalls(ctx, owner, q.runningIDs(), cutoff, reapBatch)
 			if err != nil {
 				return err
 			}
@@ -94,9 +107,12 @@ func (q *Queue) reap(ctx context.Context, starting bool) {
 					}
 				}
 				ch := call.Change{To: model.CallFailed, HangupCause: call.CauseLeaseExpired}
+				mine := c.LeaseOwner != nil && *c.LeaseOwner == q.o.Node
 				switch {
-				case starting && (q.o.ReclaimAllOnStart || (c.LeaseOwner != nil && *c.LeaseOwner == q.o.Node)):
+				case starting && (q.o.ReclaimAllOnStart || mine):
 					ch.HangupCause, ch.ErrorMessage = call.CauseServerRestart, "the server restarted during the call"
+				case mine:
+					ch.ErrorMessage = "the server running the call could not record its state in time and gave it up"
 				default:
 					ch.ErrorMessage = fmt.Sprintf("the server running the call (%s) stopped renewing its lease", deref(c.LeaseOwner))
 				}
@@ -120,36 +136,64 @@ func (q *Queue) reap(ctx context.Context, starting bool) {
 		})
 		if err != nil {
 			q.logErr(ctx, "end lost calls", err)
-			return
+			return false
 		}
 		for _, c := range ended {
 			q.o.Logger.Warn("ended a lost call", "call_id", c.ID, "org_id", c.OrgID, "cause", *c.HangupCause)
 			q.o.Metrics.ended.WithLabelValues(c.Status, *c.HangupCause).Inc()
 			q.deliver(c)
 		}
+		if len(ended) > 0 {
+			q.Wake() // lines are free
+		}
 		if found < reapBatch || len(ended) == 0 {
-			return
+			return true
 		}
 	}
 }
 
-// lostScope is which live calls reap takes: those whose lease expired
-// before cutoff, and at start those owner (this server) held.
+// lostScope is which live calls reap takes: this server's (owner) that it
+// does not run, and those whose lease expired before cutoff. At start
+// cutoff is now, or the end of time when the database is this server's
+// alone. Later it is now once the database has answered the heartbeat for
+// a whole lease; before that (after an outage) it takes only calls nobody
+// leases: the other servers could not renew their leases either.
 func (q *Queue) lostScope(starting bool) (owner string, cutoff time.Time) {
-	owner, cutoff = "", model.Now()
-	if starting {
-		owner = q.o.Node
-		if q.o.ReclaimAllOnStart {
-			cutoff = endOfTime // every live call counts as lost
+	owner, cutoff = q.o.Node, model.Now()
+	switch {
+	case starting && q.o.ReclaimAllOnStart:
+		cutoff = endOfTime // every live call counts as lost
+	case !starting:
+		q.mu.Lock()
+		healthy := q.healthySince
+		q.mu.Unlock()
+		if healthy.IsZero() || time.Since(healthy) < q.o.LeaseTTL {
+			cutoff = time.Time{}
 		}
 	}
 	return owner, cutoff
 }
 
+// isRunning says whether a worker here runs the call, or it is being
+// admitted here.
 func (q *Queue) isRunning(id string) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return q.running[id] != nil
+	return q.running[id] != nil || q.admitting[id]
+}
+
+// runningIDs are the calls isRunning says yes to, now.
+func (q *Queue) runningIDs() []string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	ids := make([]string, 0, len(q.running)+len(q.admitting))
+	for id := range q.running {
+		ids = append(ids, id)
+	}
+	for id := range q.admitting {
+		ids = append(ids, id)
+	}
+	return ids
 }
 
 func deref(s *string) string {

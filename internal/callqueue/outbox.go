@@ -51,11 +51,12 @@ func (q *Queue) deliver(c model.Call) {
 		if err == nil {
 			status = q.o.Webhooks.PostCall(ctx, *c.PostCallWebhookURL, secret, body)
 		}
-		err = q.o.Store.Update(ctx, func(tx store.Tx) error {
+		// Retried, or the sweep would send the webhook again.
+		err = q.o.Writes.Update(q.writes, "post-call webhook status", func(ctx context.Context, tx store.Tx) error {
 			return tx.SetPostCallWebhookStatus(ctx, c.OrgID, c.ID, status)
 		})
 		if err != nil {
-			q.o.Logger.Error("post-call webhook: record status", "call_id", c.ID, "status", status, "err", err)
+			q.o.Logger.Error("post-call webhook: record status; the sweep will deliver it again", "call_id", c.ID, "status", status, "err", err)
 		}
 	}()
 }

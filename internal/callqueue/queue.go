@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/parley-voice/parley/internal/call"
 	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/persist"
 	"github.com/parley-voice/parley/internal/store"
 )
 
@@ -45,7 +48,11 @@ type Options struct {
 	Poll time.Duration
 	// Drain is how long live calls may go on after shutdown starts before
 	// they are hung up (default 30s).
-	Drain   time.Duration
+	Drain time.Duration
+	// Writes lands the call plane's state changes: a change the database
+	// does not take is retried (persist.DefaultBudget) while the call is
+	// held by its worker. Default: a Writer over Store.
+	Writes  *persist.Writer
 	Logger  *slog.Logger
 	Metrics *Metrics
 }
@@ -55,13 +62,26 @@ type Queue struct {
 	o    Options
 	wake chan struct{}
 
-	mu       sync.Mutex
-	running  map[string]*worker // by call id
-	inFlight map[string]bool    // post-call deliveries under way
-	base     context.Context    // canceled when live calls must stop
-	stop     context.CancelFunc
-	workers  sync.WaitGroup
-	sends    sync.WaitGroup
+	mu      sync.Mutex
+	running map[string]*worker // by call id
+	// admitting are calls being admitted here, in a transaction that may
+	// commit before their worker starts: the reaper must not take them for
+	// calls this server holds but does not run.
+	admitting map[string]bool
+	inFlight  map[string]bool // post-call deliveries under way
+	// healthySince is when the heartbeat last found the database after
+	// failing to (zero while it fails): the reaper takes other servers'
+	// lapsed leases only a whole lease after it, since they could not
+	// renew while nobody could reach the database.
+	healthySince time.Time
+	base         context.Context // canceled when live calls must stop
+	stop         context.CancelFunc
+	// writes is canceled once shutdown gives up waiting for state writes
+	// the database does not take: those calls go to the next start's reaper.
+	writes     context.Context
+	haltWrites context.CancelFunc
+	workers    sync.WaitGroup
+	sends      sync.WaitGroup
 	// recovered is closed once Run has ended what a previous run left
 	// live: until then no call is admitted, or the startup reaper, which
 	// takes every live call it finds for a dead one, could end it.
@@ -85,10 +105,14 @@ func New(o Options) *Queue {
 	if o.Metrics == nil {
 		o.Metrics = NewMetrics(nil)
 	}
+	if o.Writes == nil {
+		o.Writes = &persist.Writer{Store: o.Store, Logger: o.Logger}
+	}
 	base, stop := context.WithCancel(context.Background())
+	writes, haltWrites := context.WithCancel(context.Background())
 	return &Queue{
-		o: o, wake: make(chan struct{}, 1), running: map[string]*worker{}, inFlight: map[string]bool{},
-		base: base, stop: stop, recovered: make(chan struct{}),
+		o: o, wake: make(chan struct{}, 1), running: map[string]*worker{}, admitting: map[string]bool{}, inFlight: map[string]bool{},
+		base: base, stop: stop, writes: writes, haltWrites: haltWrites, recovered: make(chan struct{}),
 	}
 }
 
@@ -140,6 +164,9 @@ func (q *Queue) PlaceRecorded(ctx context.Context, c *model.Call, skipQueue bool
 		}
 		return record(tx, *c)
 	})
+	if err != nil || !admitted {
+		q.unclaim(c.ID)
+	}
 	switch {
 	case errors.Is(err, ErrConcurrencyLimit):
 		q.o.Metrics.placed.WithLabelValues("rejected").Inc()
@@ -209,6 +236,9 @@ func (q *Queue) Answer(ctx context.Context, c *model.Call, connect Connect, reco
 		}
 		return tx.CreateCall(ctx, c)
 	})
+	if err != nil || full {
+		q.unclaim(c.ID)
+	}
 	switch {
 	case err != nil:
 		return err
@@ -285,15 +315,30 @@ func lines(c model.Call) int {
 	return 1
 }
 
-// admit moves a queued call to INITIATED under this server's lease.
+// admit moves a queued call to INITIATED under this server's lease, and
+// claims it (see admitting) before the transaction that writes it commits.
+// The caller unclaims it if that transaction fails; start moves it to the
+// running calls.
 func (q *Queue) admit(c *model.Call, now time.Time) error {
 	if err := call.Apply(c, call.Change{To: model.CallInitiated}, now); err != nil {
 		return err
 	}
+	q.mu.Lock()
+	q.admitting[c.ID] = true
+	q.mu.Unlock()
 	until := now.Add(q.o.LeaseTTL)
 	c.LeaseOwner, c.LeaseExpiresAt = &q.o.Node, &until
 	q.o.Metrics.queueWait.Observe(now.Sub(c.CreatedAt).Seconds())
 	return nil
+}
+
+// unclaim forgets calls admit claimed whose admission did not commit.
+func (q *Queue) unclaim(ids ...string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for _, id := range ids {
+		delete(q.admitting, id)
+	}
 }
 
 // Run recovers what a previous run left, then dispatches queued calls,
@@ -302,7 +347,11 @@ func (q *Queue) admit(c *model.Call, now time.Time) error {
 // Drain, hangs up the rest (FAILED, SERVER_SHUTDOWN), and returns once every
 // call and delivery it started is done. Queued calls stay queued.
 func (q *Queue) Run(ctx context.Context) error {
-	q.reap(ctx, true)
+	if q.reap(ctx, true) {
+		q.mu.Lock()
+		q.healthySince = time.Now()
+		q.mu.Unlock()
+	}
 	close(q.recovered)
 	q.sweepWebhooks(ctx)
 	q.dispatch(ctx)
@@ -373,6 +422,12 @@ func (q *Queue) watchLines(ctx context.Context) {
 	}
 }
 
+// writeGrace bounds the wait at shutdown for the ends of calls hung up
+// there that the database does not take: past it those calls stay live
+// in the store, leased to this server, and its next start (or another
+// server's reaper) ends them.
+const writeGrace = 10 * time.Second
+
 // shutdown lets live calls finish for up to Drain, then hangs them up. Leases
 // keep being renewed meanwhile, so no other server reaps them.
 func (q *Queue) shutdown() {
@@ -394,12 +449,33 @@ func (q *Queue) shutdown() {
 		case <-drain.C:
 			q.o.Logger.Warn("drain timeout: hanging up live calls", "calls", q.liveCount())
 			q.stop()
-			<-done
+			q.awaitWrites(func() { <-done })
 			waiting = false
 		}
 	}
 	q.stop()
-	q.sends.Wait()
+	q.awaitWrites(q.sends.Wait)
+	q.haltWrites()
+}
+
+// awaitWrites waits for wait (workers or deliveries told to stop) to
+// return, halting their writes that the database does not take after
+// writeGrace.
+func (q *Queue) awaitWrites(wait func()) {
+	done := make(chan struct{})
+	go func() {
+		wait()
+		close(done)
+	}()
+	grace := time.NewTimer(writeGrace)
+	defer grace.Stop()
+	select {
+	case <-done:
+	case <-grace.C:
+		q.o.Logger.Warn("shutdown: the database does not take the ends of calls; leaving them to the next start", "calls", q.liveCount())
+		q.haltWrites()
+		<-done
+	}
 }
 
 func (q *Queue) liveCount() int {
@@ -424,6 +500,7 @@ func (q *Queue) dispatch(ctx context.Context) {
 	}
 	for _, orgID := range orgs {
 		var admitted []model.Call
+		claimed := map[string]bool{} // over every run of the transaction's fn
 		err := q.o.Store.Update(ctx, func(tx store.Tx) error {
 			admitted = nil
 			org, err := tx.LockOrg(ctx, orgID)
@@ -446,6 +523,7 @@ func (q *Queue) dispatch(ctx context.Context) {
 				if err := q.admit(&c, now); err != nil {
 					return err
 				}
+				claimed[c.ID] = true
 				if err := tx.UpdateCall(ctx, &c); err != nil {
 					return err
 				}
@@ -453,6 +531,13 @@ func (q *Queue) dispatch(ctx context.Context) {
 			}
 			return nil
 		})
+		if err != nil {
+			admitted = nil
+		}
+		for _, c := range admitted {
+			delete(claimed, c.ID)
+		}
+		q.unclaim(slices.Collect(maps.Keys(claimed))...)
 		if err != nil {
 			q.logErr(ctx, "dispatch queued calls", err, "org_id", orgID)
 			continue

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"maps"
 	"sync"
-	"time"
 
 	"github.com/parley-voice/parley/internal/call"
 	"github.com/parley-voice/parley/internal/invalid"
 	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/persist"
 	"github.com/parley-voice/parley/internal/store"
 )
 
@@ -75,9 +75,11 @@ func (q *Queue) run(ctx context.Context, w *worker) {
 		if c.AgentCallerIDName != nil {
 			req.CallerIDName = *c.AgentCallerIDName
 		}
+		var ring ringWrite
 		line, err = q.o.Dialer.Dial(ctx, req, func() {
-			q.transition(c, call.Change{To: model.CallRinging})
+			ring.start(func() { q.transition(c, call.Change{To: model.CallRinging}) })
 		})
+		ring.wait() // before any later change of the call
 	}
 	if err != nil {
 		var dialErr *call.DialError
@@ -162,19 +164,12 @@ func (q *Queue) abandoned(c model.Call, cause error) {
 // checks it can still take the call.
 func (q *Queue) agentAvailable(ctx context.Context, c model.Call) (model.Agent, error) {
 	var a model.Agent
-	var err error
-	// A store error is retried a little: a busy database (pool exhausted,
-	// failover) should not fail a call that was just admitted.
-	for attempt := 0; attempt < 3; attempt++ {
+	// A store error is retried as writes are: a database that is away
+	// (pool exhausted, failover) should not fail a call just admitted.
+	err := q.o.Writes.Do(ctx, "read call agent", func(ctx context.Context) (err error) {
 		a, err = store.Read(ctx, q.o.Store, func(tx store.Tx) (model.Agent, error) { return tx.GetCallAgent(ctx, c.OrgID, c.AgentID) })
-		if err == nil || errors.Is(err, store.ErrNotFound) || ctx.Err() != nil {
-			break
-		}
-		select {
-		case <-time.After(time.Duration(attempt+1) * 100 * time.Millisecond):
-		case <-ctx.Done():
-		}
-	}
+		return err
+	})
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return a, errors.New("the agent was deleted before the call was placed")
@@ -207,24 +202,71 @@ func (q *Queue) end(c model.Call, ch call.Change) {
 	q.deliver(ended)
 }
 
-// write applies ch to the stored call in one transaction, holding the row
-// from the read to the write so no other writer's change is lost; with it,
-// dialog (when not nil) is saved as the call's leg, and a final change
-// deletes the saved leg: the call's end is the end of its dialog. A change
-// to a call that is already final is a race (it ended elsewhere) and writes
-// nothing; any other illegal change is a bug: logged and refused.
+// write applies ch to the stored call (see change), retrying while the
+// database does not take it: the worker holds the call, and its lease is
+// renewed, until the change lands. It gives up (false) when the retries'
+// budget is spent or shutdown halts them; the call, no longer run, is then
+// ended by the reaper.
 func (q *Queue) write(orgID, id string, ch call.Change, dialog []byte) (model.Call, bool) {
 	ctx := context.WithoutCancel(q.base)
+	var c model.Call
+	tries := 0
+	err := q.o.Writes.Do(q.writes, "call state", func(actx context.Context) error {
+		tries++
+		var err error
+		c, err = q.change(actx, orgID, id, ch, dialog, tries > 1)
+		return err
+	})
+	return c, q.changed(ctx, id, orgID, ch, err)
+}
+
+// writeOnce applies ch once, for a request that answers its caller now (a
+// cancel through the API): a database that does not take it is the
+// request's error.
+func (q *Queue) writeOnce(ctx context.Context, orgID, id string, ch call.Change) (model.Call, bool, error) {
+	c, err := q.change(ctx, orgID, id, ch, nil, false)
+	var illegal *call.IllegalTransition
+	if err != nil && !errors.As(err, &illegal) {
+		return c, false, err
+	}
+	return c, q.changed(ctx, id, orgID, ch, err), nil
+}
+
+// changed reads change's error: a change to a call that is already final is
+// a race (it ended elsewhere) and wrote nothing; any other illegal change
+// is a bug: logged and refused.
+func (q *Queue) changed(ctx context.Context, id, orgID string, ch call.Change, err error) bool {
+	var illegal *call.IllegalTransition
+	switch {
+	case errors.As(err, &illegal) && call.IsFinal(illegal.From):
+		return false
+	case err != nil:
+		q.o.Logger.ErrorContext(ctx, "call state change refused", "call_id", id, "org_id", orgID, "to", ch.To, "err", err)
+		return false
+	}
+	return true
+}
+
+// change applies ch to the stored call in one transaction, holding the row
+// from the read to the write so no other writer's change is lost; with it,
+// dialog (when not nil) is saved as the call's leg, and a final change
+// deletes the saved leg: the call's end is the end of its dialog. again
+// says an earlier try may have committed without its answer reaching us:
+// finding the call already moved to ch.To is then that try's success.
+func (q *Queue) change(ctx context.Context, orgID, id string, ch call.Change, dialog []byte, again bool) (model.Call, error) {
 	var c model.Call
 	err := q.o.Store.Update(ctx, func(tx store.Tx) error {
 		var err error
 		if c, err = tx.GetCallForUpdate(ctx, orgID, id); err != nil {
 			return err
 		}
+		if again && c.Status == ch.To {
+			return nil
+		}
 		before := c
 		before.Variables, before.Metrics = maps.Clone(c.Variables), maps.Clone(c.Metrics) // Apply changes them in place
 		if err := call.Apply(&c, ch, model.Now()); err != nil {
-			return err
+			return persist.Permanent(err)
 		}
 		if call.IsFinal(c.Status) {
 			if err := q.capturePostCallURL(ctx, tx, &c); err != nil {
@@ -242,15 +284,7 @@ func (q *Queue) write(orgID, id string, ch call.Change, dialog []byte) (model.Ca
 		}
 		return nil
 	})
-	var illegal *call.IllegalTransition
-	switch {
-	case errors.As(err, &illegal) && call.IsFinal(illegal.From):
-		return c, false
-	case err != nil:
-		q.o.Logger.Error("call state change refused", "call_id", id, "org_id", orgID, "to", ch.To, "err", err)
-		return c, false
-	}
-	return c, true
+	return c, err
 }
 
 // capturePostCallURL records where the post-call webhook goes, as the agent
@@ -300,7 +334,10 @@ func (q *Queue) Cancel(ctx context.Context, orgID, id string) (model.Call, error
 		if c.Status == model.CallInProgress {
 			ch.To = model.CallCompleted
 		}
-		ended, ok := q.write(orgID, id, ch, nil)
+		ended, ok, err := q.writeOnce(ctx, orgID, id, ch)
+		if err != nil {
+			return c, err
+		}
 		if ok {
 			q.o.Metrics.ended.WithLabelValues(ended.Status, call.CauseAPIEnded).Inc()
 			q.deliver(ended)

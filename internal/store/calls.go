@@ -69,17 +69,21 @@ type Calls interface {
 	// OrgsWithQueuedCalls lists the organizations that have QUEUED calls.
 	OrgsWithQueuedCalls(ctx context.Context) ([]string, error)
 
-	// RenewLeases extends until the lease of every live call owned by owner,
-	// across organizations, and returns how many it renewed.
-	RenewLeases(ctx context.Context, owner string, until time.Time) (int, error)
+	// RenewLeases extends until the lease of those of the calls ids (across
+	// organizations) that are live and owned by owner, and returns how many
+	// it renewed. A server names the calls it is running: a lease is
+	// renewed only for work that is really going on.
+	RenewLeases(ctx context.Context, owner string, ids []string, until time.Time) (int, error)
 	// ExpiredLiveCalls returns live calls whose lease expired before now, or,
-	// when owner is not empty, every live call owned by owner (a node that
-	// restarts reclaims its own calls at once). Across organizations, at most n.
+	// when owner is not empty, every live call owned by owner but the ones
+	// in running (a node that restarts reclaims its own calls at once; a
+	// node reclaims at any time a call it holds but no longer runs). Across
+	// organizations, at most n.
 	// A transaction that ends calls of several organizations must end them
 	// one organization after another, in the order of their ids: ending a
 	// call writes its organization's live count, a row two such
 	// transactions would otherwise lock in opposite orders.
-	ExpiredLiveCalls(ctx context.Context, owner string, now time.Time, n int) ([]model.Call, error)
+	ExpiredLiveCalls(ctx context.Context, owner string, running []string, now time.Time, n int) ([]model.Call, error)
 	// PendingPostCallWebhooks returns ended calls that have a
 	// PostCallWebhookURL and no PostCallWebhookStatus, oldest first, at most n.
 	PendingPostCallWebhooks(ctx context.Context, n int) ([]model.Call, error)

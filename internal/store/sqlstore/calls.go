@@ -593,38 +593,49 @@ func (t *tx) OrgsWithQueuedCalls(ctx context.Context) ([]string, error) {
 		`SELECT DISTINCT c.org_id FROM calls c WHERE c.status = '`+model.CallQueued+`' ORDER BY c.org_id`)
 }
 
-// RenewLeases moves the lease of owner's live calls to until. It leaves
-// updated_at alone: a lease is bookkeeping, not a change to the call. An
-// empty owner owns nothing.
-func (t *tx) RenewLeases(ctx context.Context, owner string, until time.Time) (int, error) {
+// RenewLeases moves the lease of those of ids that owner holds live to
+// until. It leaves updated_at alone: a lease is bookkeeping, not a change to
+// the call. An empty owner owns nothing.
+func (t *tx) RenewLeases(ctx context.Context, owner string, ids []string, until time.Time) (int, error) {
 	if owner == "" {
 		return 0, nil
 	}
-	res, err := t.exec(ctx, `UPDATE calls SET lease_expires_at = ? WHERE lease_owner = ? AND status IN `+liveStatuses,
-		t.time(until), owner)
-	if err != nil {
-		return 0, t.fail(err, "renew leases of %s", owner)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return 0, fmt.Errorf("renew leases of %s: rows affected: %w", owner, err)
-	}
-	return int(n), nil
+	renewed := 0
+	err := uuidBatches(ids, func(batch []any, marks string) error {
+		res, err := t.exec(ctx, `UPDATE calls SET lease_expires_at = ? WHERE lease_owner = ? AND status IN `+liveStatuses+`
+			AND id IN (`+marks+`)`, append([]any{t.time(until), owner}, batch...)...)
+		if err != nil {
+			return t.fail(err, "renew leases of %s", owner)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return fmt.Errorf("renew leases of %s: rows affected: %w", owner, err)
+		}
+		renewed += int(n)
+		return nil
+	})
+	return renewed, err
 }
 
 // ExpiredLiveCalls returns, oldest first, live calls whose lease expired
 // before now, that have no lease at all (nobody is running them), or, when
-// owner is not empty, that owner holds. In a write transaction on PostgreSQL
-// they are locked and rows another transaction holds are passed over, so two
-// servers reaping at once never both take a call.
-func (t *tx) ExpiredLiveCalls(ctx context.Context, owner string, now time.Time, n int) ([]model.Call, error) {
+// owner is not empty, that owner holds and is not running. In a write
+// transaction on PostgreSQL they are locked and rows another transaction
+// holds are passed over, so two servers reaping at once never both take a
+// call.
+func (t *tx) ExpiredLiveCalls(ctx context.Context, owner string, running []string, now time.Time, n int) ([]model.Call, error) {
 	if n <= 0 {
 		return []model.Call{}, nil
 	}
 	lost, args := "c.lease_expires_at IS NULL OR c.lease_expires_at < ?", []any{t.time(now)}
 	if owner != "" {
-		lost += " OR c.lease_owner = ?"
+		lost += " OR (c.lease_owner = ?"
 		args = append(args, owner)
+		if ids := uuidArgs(running); len(ids) > 0 {
+			lost += " AND c.id NOT IN (" + placeholders(len(ids)) + ")"
+			args = append(args, ids...)
+		}
+		lost += ")"
 	}
 	return all(ctx, t, fullCall.scan, "list expired live calls",
 		`SELECT `+fullCall.columns+` FROM calls c WHERE c.status IN `+liveStatuses+` AND (`+lost+`)

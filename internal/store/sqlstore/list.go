@@ -135,3 +135,15 @@ func uuids(ids ...string) bool {
 func escapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
+
+// uuidArgs is the UUIDs among ids as query arguments, in one list (for a
+// NOT IN, which cannot be split into batches).
+func uuidArgs(ids []string) []any {
+	out := make([]any, 0, len(ids))
+	for _, id := range ids {
+		if model.IsUUID(id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}

@@ -376,12 +376,17 @@ var callTests = []test{
 			newCall(t, b, b.org.ID, model.NewID(), leased(model.CallQueued, "node-a", at(10))),
 			newCall(t, b, b.org.ID, model.NewID(), withStatus(model.CallInProgress)), // no owner
 		}
-		renew := func(owner string, until time.Time) int {
+		renew := func(owner string, ids []string, until time.Time) int {
 			var n int
-			b.update(t, func(tx store.Tx) (err error) { n, err = tx.RenewLeases(b.ctx, owner, until); return })
+			b.update(t, func(tx store.Tx) (err error) { n, err = tx.RenewLeases(b.ctx, owner, ids, until); return })
 			return n
 		}
-		wantEqual(t, 3, renew("node-a", at(40)))
+		all := callIDs(append(slices.Clone(mine), untouched...))
+		// Only the calls named are renewed: a server renews the calls it runs.
+		wantEqual(t, 1, renew("node-a", []string{mine[1].ID, "not-a-uuid", model.NewID()}, at(20)))
+		wantEqual(t, ptr(at(20)), getCall(t, b, mine[1].OrgID, mine[1].ID).LeaseExpiresAt)
+		wantEqual(t, ptr(at(10)), getCall(t, b, mine[0].OrgID, mine[0].ID).LeaseExpiresAt)
+		wantEqual(t, 3, renew("node-a", all, at(40)))
 		for _, c := range mine {
 			c.LeaseExpiresAt = ptr(at(40)) // and updated_at stays
 			wantEqual(t, c, getCall(t, b, c.OrgID, c.ID))
@@ -389,8 +394,15 @@ var callTests = []test{
 		for _, c := range untouched {
 			wantEqual(t, c, getCall(t, b, c.OrgID, c.ID))
 		}
-		wantEqual(t, 0, renew("node-z", at(50)))
-		wantEqual(t, 0, renew("", at(50)))
+		wantEqual(t, 0, renew("node-z", all, at(50)))
+		wantEqual(t, 0, renew("", all, at(50)))
+		wantEqual(t, 0, renew("node-a", nil, at(50)))
+		// More ids than one statement takes.
+		many := make([]string, 0, 1201)
+		for range 1200 {
+			many = append(many, model.NewID())
+		}
+		wantEqual(t, 3, renew("node-a", append(many, callIDs(mine)...), at(60)))
 	}},
 	{"ExpiredLiveCalls", func(t *testing.T, b *bundle) {
 		now := at(100)
@@ -399,15 +411,15 @@ var callTests = []test{
 		expired2 := newCall(t, b, b.other.ID, model.NewID(), leased(model.CallRinging, "node-c", at(50)), func(c *model.Call) { c.CreatedAt = at(1) })
 		unleased := newCall(t, b, b.org.ID, model.NewID(), withStatus(model.CallInitiated), func(c *model.Call) { c.CreatedAt = at(2) })
 		mineFresh := newCall(t, b, b.org.ID, model.NewID(), leased(model.CallInitiated, "node-a", at(130)), func(c *model.Call) { c.CreatedAt = at(4) })
-		newCall(t, b, b.org.ID, model.NewID(), leased(model.CallInProgress, "node-b", now)) // expires at now: not before it
-		newCall(t, b, b.org.ID, model.NewID(), leased(model.CallInProgress, "node-b", at(130)))
+		bNow := newCall(t, b, b.org.ID, model.NewID(), leased(model.CallInProgress, "node-b", now), func(c *model.Call) { c.CreatedAt = at(5) }) // expires at now: not before it
+		bFresh := newCall(t, b, b.org.ID, model.NewID(), leased(model.CallInProgress, "node-b", at(130)), func(c *model.Call) { c.CreatedAt = at(6) })
 		newCall(t, b, b.org.ID, model.NewID(), leased(model.CallCompleted, "node-a", at(50))) // final
 		newCall(t, b, b.org.ID, model.NewID(), leased(model.CallQueued, "node-a", at(50)))    // not live
 		newCall(t, b, b.org.ID, model.NewID(), withStatus(model.CallFailed))                  // final, no lease
 
-		expired := func(owner string, n int, inWrite bool) []string {
+		expired := func(owner string, n int, inWrite bool, running ...string) []string {
 			var got []model.Call
-			fn := func(tx store.Tx) (err error) { got, err = tx.ExpiredLiveCalls(b.ctx, owner, now, n); return }
+			fn := func(tx store.Tx) (err error) { got, err = tx.ExpiredLiveCalls(b.ctx, owner, running, now, n); return }
 			if inWrite {
 				b.update(t, fn)
 			} else if err := b.view(fn); err != nil {
@@ -418,11 +430,15 @@ var callTests = []test{
 		for _, inWrite := range []bool{true, false} {
 			wantEqual(t, []string{expired2.ID, unleased.ID, expired1.ID}, expired("", 10, inWrite))
 			wantEqual(t, []string{expired2.ID, unleased.ID, expired1.ID, mineFresh.ID}, expired("node-a", 10, inWrite))
+			// A call its owner runs is not lost while its lease holds...
+			wantEqual(t, []string{expired2.ID, unleased.ID, expired1.ID}, expired("node-a", 10, inWrite, mineFresh.ID, model.NewID(), "not-a-uuid"))
+			// ...and one whose lease lapsed is, running or not (another server reaps it).
+			wantEqual(t, []string{expired2.ID, unleased.ID, expired1.ID, bNow.ID}, expired("node-b", 10, inWrite, expired1.ID, bFresh.ID))
 			wantEqual(t, []string{expired2.ID, unleased.ID}, expired("node-a", 2, inWrite))
 			wantEqual(t, []string{expired2.ID, unleased.ID, expired1.ID}, expired("node-z", 10, inWrite))
 			wantEqual(t, []string{}, expired("", 0, inWrite))
 		}
-		got := read(t, b, func(tx store.Tx) ([]model.Call, error) { return tx.ExpiredLiveCalls(b.ctx, "", now, 1) })
+		got := read(t, b, func(tx store.Tx) ([]model.Call, error) { return tx.ExpiredLiveCalls(b.ctx, "", nil, now, 1) })
 		wantEqual(t, []model.Call{expired2}, got)
 	}},
 	{"PendingPostCallWebhooks", func(t *testing.T, b *bundle) {
@@ -516,7 +532,7 @@ var callTests = []test{
 		}
 		takes := []func(ctx context.Context, tx store.Tx) ([]model.Call, error){
 			func(ctx context.Context, tx store.Tx) ([]model.Call, error) {
-				return tx.ExpiredLiveCalls(ctx, "", at(2), 2)
+				return tx.ExpiredLiveCalls(ctx, "", nil, at(2), 2)
 			},
 			func(ctx context.Context, tx store.Tx) ([]model.Call, error) {
 				return tx.OldestQueuedCalls(ctx, b.org.ID, 2)

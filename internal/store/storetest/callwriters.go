@@ -62,7 +62,7 @@ var callWriterTests = []test{
 				return tx.AppendTranscript(b.ctx, b.org.ID, c.ID, []map[string]any{{"role": "user", "text": "bye"}}, at(60))
 			})
 			race(func(tx store.Tx) error {
-				_, err := tx.RenewLeases(b.ctx, owner, at(200))
+				_, err := tx.RenewLeases(b.ctx, owner, []string{c.ID}, at(200))
 				return err
 			})
 			close(start)

@@ -78,7 +78,7 @@ var liveCountTests = []test{
 				// A reaper: ends a batch of live calls of any organization in
 				// one transaction.
 				errs <- b.st.Update(b.ctx, func(tx store.Tx) error {
-					lost, err := tx.ExpiredLiveCalls(b.ctx, "", time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), 5)
+					lost, err := tx.ExpiredLiveCalls(b.ctx, "", nil, time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), 5)
 					if err != nil {
 						return err
 					}
