@@ -16,6 +16,7 @@ import (
 	"github.com/parley-voice/parley/internal/call"
 	"github.com/parley-voice/parley/internal/call/calltest"
 	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/persist"
 	"github.com/parley-voice/parley/internal/store"
 	"github.com/parley-voice/parley/internal/store/postgres"
 	"github.com/parley-voice/parley/internal/store/sqlite/sqlitetest"
@@ -59,12 +60,13 @@ func engines(t testing.TB) map[string]func(t testing.TB) store.Store {
 type posts struct {
 	mu     sync.Mutex
 	bodies map[string][]byte // by call id
+	sent   map[string]int    // deliveries by call id
 	status string
 	got    chan string
 }
 
 func newPosts() *posts {
-	return &posts{bodies: map[string][]byte{}, status: model.WebhookSent, got: make(chan string, 1024)}
+	return &posts{bodies: map[string][]byte{}, sent: map[string]int{}, status: model.WebhookSent, got: make(chan string, 1024)}
 }
 
 func (p *posts) PostCall(_ context.Context, url, secret string, body []byte) string {
@@ -73,8 +75,16 @@ func (p *posts) PostCall(_ context.Context, url, secret string, body []byte) str
 	var id struct{ ID string }
 	_ = json.Unmarshal(body, &id)
 	p.bodies[id.ID] = body
+	p.sent[id.ID]++
 	p.got <- id.ID
 	return p.status
+}
+
+// deliveries says how many times call id's webhook was sent.
+func (p *posts) deliveries(id string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.sent[id]
 }
 
 // harness is a running queue over a real store with one organization and one agent.
@@ -98,7 +108,8 @@ type crashStore struct {
 	crashed atomic.Bool
 }
 
-var errCrashed = errors.New("the process is dead")
+// errCrashed is final: a dead process retries nothing.
+var errCrashed = persist.Permanent(errors.New("the process is dead"))
 
 func (c *crashStore) Update(ctx context.Context, fn func(store.Tx) error) error {
 	if c.crashed.Load() {
@@ -161,7 +172,7 @@ func (h *harness) start(opts ...harnessOption) {
 		Store: h.crashable, Dialer: h.dialer, Webhooks: h.posts,
 		Secret: func(context.Context, string) (string, error) { return "", nil },
 		Node:   "node-a", LeaseTTL: 3 * time.Second, Poll: 20 * time.Millisecond, Drain: time.Second,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Logger: slog.New(slog.NewTextHandler(testLog(), &slog.HandlerOptions{Level: slog.LevelDebug})),
 	}
 	for _, fn := range opts {
 		fn(&o)
@@ -293,4 +304,11 @@ func (h *harness) describeFinal() []string {
 		out = append(out, d)
 	}
 	return out
+}
+
+func testLog() io.Writer {
+	if os.Getenv("CALLQUEUE_LOG") != "" {
+		return os.Stderr
+	}
+	return io.Discard
 }

@@ -61,6 +61,9 @@ type Options struct {
 type Queue struct {
 	o    Options
 	wake chan struct{}
+	// orphaned asks the reaper to look now: a worker gave up a call whose
+	// change the database did not take.
+	orphaned chan struct{}
 
 	mu      sync.Mutex
 	running map[string]*worker // by call id
@@ -111,7 +114,7 @@ func New(o Options) *Queue {
 	base, stop := context.WithCancel(context.Background())
 	writes, haltWrites := context.WithCancel(context.Background())
 	return &Queue{
-		o: o, wake: make(chan struct{}, 1), running: map[string]*worker{}, admitting: map[string]bool{}, inFlight: map[string]bool{},
+		o: o, wake: make(chan struct{}, 1), orphaned: make(chan struct{}, 1), running: map[string]*worker{}, admitting: map[string]bool{}, inFlight: map[string]bool{},
 		base: base, stop: stop, writes: writes, haltWrites: haltWrites, recovered: make(chan struct{}),
 	}
 }
@@ -357,7 +360,7 @@ func (q *Queue) Run(ctx context.Context) error {
 	q.dispatch(ctx)
 
 	var loops sync.WaitGroup
-	every := func(d time.Duration, fn func()) {
+	every := func(d time.Duration, now <-chan struct{}, fn func()) {
 		loops.Add(1)
 		go func() {
 			defer loops.Done()
@@ -368,14 +371,15 @@ func (q *Queue) Run(ctx context.Context) error {
 				case <-ctx.Done():
 					return
 				case <-t.C:
-					fn()
+				case <-now:
 				}
+				fn()
 			}
 		}()
 	}
-	every(q.o.LeaseTTL/3, func() { q.heartbeat(ctx) })
-	every(q.o.LeaseTTL/2, func() { q.reap(ctx, false) })
-	every(sweepEvery, func() { q.sweepWebhooks(ctx) })
+	every(q.o.LeaseTTL/3, nil, func() { q.heartbeat(ctx) })
+	every(q.o.LeaseTTL/2, q.orphaned, func() { q.reap(ctx, false) })
+	every(sweepEvery, nil, func() { q.sweepWebhooks(ctx) })
 	loops.Add(1)
 	go func() {
 		defer loops.Done()

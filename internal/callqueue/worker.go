@@ -22,6 +22,9 @@ type worker struct {
 
 	mu   sync.Mutex
 	line call.Line
+	// gaveUp (under the queue's mu): a change of the call was not written
+	// in time; the worker leaves the call to the reaper.
+	gaveUp bool
 }
 
 // errAPIEnded cancels a worker because the API canceled or ended its call;
@@ -38,6 +41,7 @@ func (q *Queue) start(c model.Call, connect Connect) {
 	w := &worker{call: c, connect: connect, cancel: cancel, done: make(chan struct{})}
 	q.mu.Lock()
 	q.running[c.ID] = w
+	delete(q.admitting, c.ID)
 	q.mu.Unlock()
 	q.o.Metrics.live.Inc()
 	q.workers.Add(1)
@@ -46,7 +50,14 @@ func (q *Queue) start(c model.Call, connect Connect) {
 		defer func() {
 			q.mu.Lock()
 			delete(q.running, c.ID)
+			gaveUp := w.gaveUp
 			q.mu.Unlock()
+			if gaveUp {
+				select {
+				case q.orphaned <- struct{}{}:
+				default:
+				}
+			}
 			q.o.Metrics.live.Dec()
 			cancel(nil)
 			close(w.done)
@@ -242,6 +253,11 @@ func (q *Queue) changed(ctx context.Context, id, orgID string, ch call.Change, e
 		return false
 	case err != nil:
 		q.o.Logger.ErrorContext(ctx, "call state change refused", "call_id", id, "org_id", orgID, "to", ch.To, "err", err)
+		q.mu.Lock()
+		if w := q.running[id]; w != nil {
+			w.gaveUp = true
+		}
+		q.mu.Unlock()
 		return false
 	}
 	return true
