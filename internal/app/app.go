@@ -25,6 +25,7 @@ import (
 	"github.com/parley-voice/parley/internal/knowledge"
 	"github.com/parley-voice/parley/internal/media/sipua"
 	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/persist"
 	"github.com/parley-voice/parley/internal/org"
 	"github.com/parley-voice/parley/internal/pipeline"
 	embedopenai "github.com/parley-voice/parley/internal/provider/embed/openai"
@@ -138,6 +139,9 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	// The writes the call plane and the background work cannot lose are
+	// retried while the database is away (docs/operations.md, "Database outage").
+	writes := &persist.Writer{Store: st, Logger: log, Metrics: persist.NewMetrics(reg)}
 	hooks := webhook.New(webhook.Options{AllowPrivate: c.AllowPrivateWebhooks, Registerer: reg, Logger: log})
 	services.Messages.Webhooks, services.Messages.Secret, services.Messages.Logger = hooks, services.Orgs.WebhookSecret, log
 	services.Messages.Metrics = sms.NewMetrics(reg)
@@ -168,7 +172,7 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 	services.Queue = callqueue.New(callqueue.Options{
 		Store: st, Dialer: d, Webhooks: hooks, Secret: services.Orgs.WebhookSecret,
 		Node: nodeID(c), ReclaimAllOnStart: c.DatabaseURL == "",
-		LeaseTTL: c.CallLease, Drain: c.CallDrain, Logger: log, Metrics: callqueue.NewMetrics(reg),
+		LeaseTTL: c.CallLease, Drain: c.CallDrain, Writes: writes, Logger: log, Metrics: callqueue.NewMetrics(reg),
 	})
 	runner := services.TestSuites.Runner
 	runner.Chats, runner.Webhooks, runner.Secret = engine, hooks, services.Orgs.WebhookSecret
