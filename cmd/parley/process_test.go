@@ -96,6 +96,13 @@ func startServer(t testing.TB, bin string, env []string, args ...string) *server
 // do sends a request with key and decodes the JSON answer.
 func (s *server) do(key, method, path string, body any) (int, map[string]any) {
 	s.t.Helper()
+	code, m, _ := s.doHeader(key, method, path, body)
+	return code, m
+}
+
+// doHeader is do with the answer's headers.
+func (s *server) doHeader(key, method, path string, body any) (int, map[string]any, http.Header) {
+	s.t.Helper()
 	var r io.Reader
 	if body != nil {
 		b, _ := json.Marshal(body)
@@ -110,7 +117,7 @@ func (s *server) do(key, method, path string, body any) (int, map[string]any) {
 	defer resp.Body.Close()
 	var m map[string]any
 	json.NewDecoder(resp.Body).Decode(&m)
-	return resp.StatusCode, m
+	return resp.StatusCode, m, resp.Header
 }
 
 func (s *server) must(key string, want int, method, path string, body any) map[string]any {
