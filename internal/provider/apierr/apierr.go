@@ -120,8 +120,5 @@ func Describe(status int, e Error, key string) string {
 	if status == http.StatusUnauthorized || status == http.StatusForbidden {
 		text += ": key refused"
 	}
-	if msg, _ := Redact(e.Message, key); msg != "" {
-		text += ": " + msg
-	}
-	return text
+	return text + Quote(e.Message, key)
 }

@@ -66,6 +66,16 @@ func Redact(text, secret string) (shown string, ok bool) {
 	return shown, true
 }
 
+// Quote is ": " and text as Redact shows it with secret, for an error
+// message that names the failure first ("the answer is not JSON"); "" when
+// Redact shows nothing, so that the naming stands alone.
+func Quote(text, secret string) string {
+	if shown, _ := Redact(text, secret); shown != "" {
+		return ": " + shown
+	}
+	return ""
+}
+
 // fold makes s valid UTF-8 with its white space folded to single spaces,
 // as error messages show text; a secret is matched in that form too.
 func fold(s string) string {

@@ -50,10 +50,10 @@ func parseReply(status int, body []byte, token string) (Sent, error) {
 		ErrorMessage *string         `json:"error_message"`
 	}
 	if err := json.Unmarshal(body, &v); err != nil {
-		return Sent{}, fmt.Errorf("%w: the answer is not JSON%s", ErrUnavailable, quote(string(body), token))
+		return Sent{}, fmt.Errorf("%w: the answer is not JSON%s", ErrUnavailable, apierr.Quote(string(body), token))
 	}
 	if v.SID == "" {
-		return Sent{}, fmt.Errorf("%w: the answer has no message sid%s", ErrUnavailable, quote(string(body), token))
+		return Sent{}, fmt.Errorf("%w: the answer has no message sid%s", ErrUnavailable, apierr.Quote(string(body), token))
 	}
 	s := Sent{SID: v.SID, Status: v.Status, ErrorCode: code(v.ErrorCode)}
 	if v.ErrorMessage != nil {
@@ -97,13 +97,4 @@ func code(raw json.RawMessage) int {
 		return 0
 	}
 	return n
-}
-
-// quote is ": " and text as apierr.Redact shows it with token, or ""
-// when it shows nothing.
-func quote(text, token string) string {
-	if shown, _ := apierr.Redact(text, token); shown != "" {
-		return ": " + shown
-	}
-	return ""
 }

@@ -22,13 +22,13 @@ func parseReply(body []byte, n, dim int, key string) ([][]float32, error) {
 		} `json:"data"`
 	}
 	if !json.Valid(body) {
-		return nil, fmt.Errorf("the answer is not JSON%s", quote(string(body), key))
+		return nil, fmt.Errorf("the answer is not JSON%s", apierr.Quote(string(body), key))
 	}
 	if err := json.Unmarshal(body, &v); err != nil {
 		return nil, fmt.Errorf("the answer is not a list of embeddings: %s", apierr.Shorten(err.Error()))
 	}
 	if v.Data == nil {
-		return nil, fmt.Errorf("the answer has no data%s", quote(string(body), key))
+		return nil, fmt.Errorf("the answer has no data%s", apierr.Quote(string(body), key))
 	}
 	data := *v.Data
 	if len(data) != n {
@@ -67,15 +67,6 @@ func parseReply(body []byte, n, dim int, key string) ([][]float32, error) {
 		vecs[at] = vec
 	}
 	return vecs, nil
-}
-
-// quote is ": " and text from the server as apierr.Redact shows it with
-// key, or "" when it shows nothing.
-func quote(text, key string) string {
-	if shown, _ := apierr.Redact(text, key); shown != "" {
-		return ": " + shown
-	}
-	return ""
 }
 
 // statusError is the error of an HTTP error answer. key is scrubbed from

@@ -91,11 +91,7 @@ func explain(ctx, run context.Context, err error, last *failure, key string, sen
 		return statusError(status, message, key)
 	}
 	if se, ok := errors.AsType[*ssestream.StreamError](err); ok {
-		text := "error event mid-stream"
-		if msg, _ := apierr.Redact(streamErrorMessage(se), key); msg != "" {
-			text += ": " + msg
-		}
-		return fmt.Errorf("%w: %s", llm.ErrUnavailable, text)
+		return fmt.Errorf("%w: error event mid-stream%s", llm.ErrUnavailable, apierr.Quote(streamErrorMessage(se), key))
 	}
 	// Without the URL, the configured base URL: say what failed, not where.
 	text, ok := apierr.Unanswered(err, key, sent)
@@ -115,11 +111,7 @@ func statusError(status int, message, key string) error {
 		status == http.StatusTooManyRequests, status >= 500:
 		kind = llm.ErrUnavailable
 	}
-	text := fmt.Sprintf("%d %s", status, http.StatusText(status))
-	if msg, _ := apierr.Redact(message, key); msg != "" {
-		text += ": " + msg
-	}
-	return fmt.Errorf("%w: %s", kind, text)
+	return fmt.Errorf("%w: %d %s%s", kind, status, http.StatusText(status), apierr.Quote(message, key))
 }
 
 // streamErrorMessage is the message of an error event, or its raw data.

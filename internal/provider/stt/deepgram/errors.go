@@ -78,10 +78,7 @@ func refusal(resp *http.Response) string {
 // closure, which is how the server ends a stream after CloseStream. What
 // the server said is shown as apierr.Redact allows with key.
 func endError(end error, described, requestID, key string) error {
-	suffix := ""
-	if d, _ := apierr.Redact(described, key); d != "" {
-		suffix += ": " + d
-	}
+	suffix := apierr.Quote(described, key)
 	suffix += requestSuffix(requestID)
 	var ce websocket.CloseError
 	if errors.As(end, &ce) {
@@ -97,11 +94,7 @@ func endError(end error, described, requestID, key string) error {
 		// NET-0000/NET-0001 (timeouts), ...
 		return fmt.Errorf("%w: deepgram closed the stream with %d %s%s", stt.ErrUnavailable, int(ce.Code), reason, suffix)
 	}
-	lost := "deepgram connection lost"
-	if text, _ := apierr.Redact(end.Error(), key); text != "" {
-		lost += ": " + text
-	}
-	return fmt.Errorf("%w: %s%s", stt.ErrUnavailable, lost, suffix)
+	return fmt.Errorf("%w: deepgram connection lost%s%s", stt.ErrUnavailable, apierr.Quote(end.Error(), key), suffix)
 }
 
 // requestSuffix names Deepgram's request id, which its support asks for.

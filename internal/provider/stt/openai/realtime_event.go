@@ -74,21 +74,12 @@ func (e *eventError) describe(key string) string {
 func parseEvent(data []byte, key string) (serverEvent, error) {
 	var e serverEvent
 	if err := json.Unmarshal(data, &e); err != nil {
-		return serverEvent{}, fmt.Errorf("not a JSON event%s", quote(string(data), key))
+		return serverEvent{}, fmt.Errorf("not a JSON event%s", apierr.Quote(string(data), key))
 	}
 	if e.Type == "" {
-		return serverEvent{}, fmt.Errorf("an event without a type%s", quote(string(data), key))
+		return serverEvent{}, fmt.Errorf("an event without a type%s", apierr.Quote(string(data), key))
 	}
 	return e, nil
-}
-
-// quote is ": " and text from the server as apierr.Redact shows it with
-// key, or "" when it shows nothing.
-func quote(text, key string) string {
-	if shown, _ := apierr.Redact(text, key); shown != "" {
-		return ": " + shown
-	}
-	return ""
 }
 
 // dialectOf tells the dialect from the server's first event; false when

@@ -18,10 +18,10 @@ func parseTranscript(body []byte, key string) (string, error) {
 		Text *string `json:"text"`
 	}
 	if err := json.Unmarshal(body, &v); err != nil {
-		return "", fmt.Errorf("the answer is not JSON%s", quote(string(body), key))
+		return "", fmt.Errorf("the answer is not JSON%s", apierr.Quote(string(body), key))
 	}
 	if v.Text == nil {
-		return "", fmt.Errorf("the answer has no text%s", quote(string(body), key))
+		return "", fmt.Errorf("the answer has no text%s", apierr.Quote(string(body), key))
 	}
 	return strings.TrimSpace(*v.Text), nil
 }

@@ -22,7 +22,7 @@ func (e timeoutError) Error() string { return e.what }
 // reported turns an error the server reported, in a message or a close
 // frame, into one wrapping the tts error it means.
 func (s *Synthesizer) reported(e apiError) error {
-	text, ok := s.redact(reason(e.kind, e.message))
+	text, ok := apierr.Redact(reason(e.kind, e.message), s.key)
 	if !ok {
 		text = cmp.Or(e.kind, "an error message") // its text cannot be shown
 	}
@@ -81,11 +81,7 @@ func (s *Synthesizer) closed(ce websocket.CloseError) error {
 	if ce.Reason == "" {
 		return fmt.Errorf("%w: elevenlabs: the server closed the socket before the end (%d)", tts.ErrUnavailable, ce.Code)
 	}
-	text := fmt.Sprintf("closed %d", ce.Code)
-	if reason, _ := s.redact(ce.Reason); reason != "" {
-		text += ": " + reason
-	}
-	return s.kindOf(ce.Reason, text)
+	return s.kindOf(ce.Reason, fmt.Sprintf("closed %d%s", ce.Code, apierr.Quote(ce.Reason, s.key)))
 }
 
 // handshake explains a handshake answered with an HTTP error.
@@ -95,10 +91,7 @@ func (s *Synthesizer) handshake(resp *http.Response) error {
 		body, _ = io.ReadAll(io.LimitReader(resp.Body, 1024))
 	}
 	kind, msg := bodyMessage(body)
-	text := fmt.Sprintf("handshake answered %d %s", resp.StatusCode, http.StatusText(resp.StatusCode))
-	if r, _ := s.redact(reason(kind, msg)); r != "" {
-		text += ": " + r
-	}
+	text := fmt.Sprintf("handshake answered %d %s%s", resp.StatusCode, http.StatusText(resp.StatusCode), apierr.Quote(reason(kind, msg), s.key))
 	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
 		return fmt.Errorf("%w: elevenlabs: API key rejected: %s", tts.ErrUnavailable, text)
 	}
@@ -140,10 +133,4 @@ func (s *Synthesizer) unreachable(err error, sent bool) error {
 		text = "the handshake broke off"
 	}
 	return fmt.Errorf("%w: elevenlabs: cannot connect: %s", tts.ErrUnavailable, text)
-}
-
-// redact keeps the API key out of text from the network, in case a server
-// or proxy echoes it: apierr.Redact.
-func (s *Synthesizer) redact(text string) (string, bool) {
-	return apierr.Redact(text, s.key)
 }

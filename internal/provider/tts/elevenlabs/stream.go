@@ -164,11 +164,7 @@ func (x *exchange) readError(ctx context.Context, err, cause, werr error) error 
 	if werr != nil {
 		err = werr
 	}
-	text := "the connection broke"
-	if shown, _ := x.s.redact(err.Error()); shown != "" {
-		text += ": " + shown
-	}
-	return fmt.Errorf("%w: elevenlabs: %s", tts.ErrUnavailable, text)
+	return fmt.Errorf("%w: elevenlabs: the connection broke%s", tts.ErrUnavailable, apierr.Quote(err.Error(), x.s.key))
 }
 
 // closeAfterFinal lets the server close the socket, as it does after

@@ -197,11 +197,7 @@ func (s *Synthesizer) send(ctx, run context.Context, r tts.Request, rate int) (*
 			if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" || strings.HasPrefix(mt, "text/") {
 				msg, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 				resp.Body.Close()
-				text := fmt.Sprintf("the answer is %s, not audio", mt)
-				if shown, _ := apierr.Redact(apierr.Parse(msg).Message, s.key); shown != "" {
-					text += ": " + shown
-				}
-				return nil, fmt.Errorf("%w: %s", tts.ErrUnavailable, text)
+				return nil, fmt.Errorf("%w: the answer is %s, not audio%s", tts.ErrUnavailable, mt, apierr.Quote(apierr.Parse(msg).Message, s.key))
 			}
 			return resp, nil
 		}
