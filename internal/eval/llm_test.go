@@ -39,7 +39,7 @@ func newFakeModelScript(t *testing.T, script func(llmtest.Request) llmtest.Reply
 	server := llmtest.New(t, script)
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	t.Cleanup(tr.CloseIdleConnections)
-	client := openai.New(openai.Config{BaseURL: server.URL, APIKey: "sk-test", Model: "judge-model",
+	client := openai.New(openai.Config{BaseURL: server.URL, APIKey: "sk-test-0123456789abcdef", Model: "judge-model",
 		HTTPClient: &http.Client{Transport: tr}})
 	return fakeModel{client: client, server: server}
 }

@@ -53,7 +53,7 @@ func newChatModel(t *testing.T, caller, agent func(n int, req llmtest.Request) l
 		}
 		return agent(n, req)
 	})
-	m.llm = openai.New(openai.Config{BaseURL: m.srv.URL, APIKey: "k", Model: "m", FirstTokenTimeout: 30 * time.Second, MaxRetries: -1})
+	m.llm = openai.New(openai.Config{BaseURL: m.srv.URL, APIKey: "sk-test-0123456789abcdef", Model: "m", FirstTokenTimeout: 30 * time.Second, MaxRetries: -1})
 	return m
 }
 

@@ -241,7 +241,7 @@ func newFakeModel(t *testing.T, answers ...string) (*openai.Client, *llmtest.Ser
 	})
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	t.Cleanup(tr.CloseIdleConnections)
-	return openai.New(openai.Config{BaseURL: server.URL, APIKey: "sk-test", Model: "gen-model", HTTPClient: &http.Client{Transport: tr}}), server
+	return openai.New(openai.Config{BaseURL: server.URL, APIKey: "sk-test-0123456789abcdef", Model: "gen-model", HTTPClient: &http.Client{Transport: tr}}), server
 }
 
 // contents is each message of a model request as "role: content".

@@ -1,12 +1,13 @@
 // Package apierr owns reading error answers of HTTP provider APIs and
-// keeping keys out of error text: [Parse] finds the message (and the
+// keeping secrets out of error text: [Parse] finds the message (and the
 // request field it is about) in an error answer of OpenAI's API or of the
 // servers that copy it, [Shorten] makes text from the network fit an error
-// message, and [Redact] scrubs the caller's key, and anything that looks
-// like an API key, from it; [Describe] words an error answer;
-// [BrokeOff] explains a request that got no
-// answer. What an answer means (which error kind a status and message are)
-// stays with each provider.
+// message, and [Redact] scrubs the secret the request carried, and
+// anything that looks like an API key, from it, or says it cannot be
+// shown when the secret is too short to be told from ordinary text
+// ([MinSecretLen]); [Describe] words an error answer; [BrokeOff] and
+// [Unanswered] explain a request that got no answer. What an answer means
+// (which error kind a status and message are) stays with each provider.
 package apierr
 
 import (
@@ -15,8 +16,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
-	"regexp"
 	"strings"
 )
 
@@ -29,7 +28,10 @@ type Error struct {
 // Parse reads an error answer: OpenAI's
 // {"error":{"message","param",...}}, {"error":"..."}, {"message":...},
 // FastAPI's {"detail":"..."} or {"detail":[{"loc":[...],"msg":...}]}
-// (speaches), or else the text itself, shortened.
+// (speaches), or else the text itself. The message is one line of valid
+// UTF-8 but not shortened: it may quote the key, and a cut could leave part
+// of it where Redact no longer finds it, so Redact (or Describe) shortens
+// it once the key is out.
 func Parse(body []byte) Error {
 	var v struct {
 		Error   json.RawMessage `json:"error"`
@@ -48,13 +50,13 @@ func Parse(body []byte) Error {
 		}
 		switch {
 		case json.Unmarshal(v.Error, &obj) == nil && obj.Message != "":
-			return Error{Message: Shorten(obj.Message), Param: obj.Param}
+			return Error{Message: fold(obj.Message), Param: obj.Param}
 		case json.Unmarshal(v.Error, &s) == nil && s != "":
-			return Error{Message: Shorten(s)}
+			return Error{Message: fold(s)}
 		case v.Message != "":
-			return Error{Message: Shorten(v.Message)}
+			return Error{Message: fold(v.Message)}
 		case json.Unmarshal(v.Detail, &s) == nil && s != "":
-			return Error{Message: Shorten(s)}
+			return Error{Message: fold(s)}
 		case json.Unmarshal(v.Detail, &details) == nil && len(details) > 0:
 			var e Error
 			var msgs []string
@@ -68,75 +70,55 @@ func Parse(body []byte) Error {
 				}
 				msgs = append(msgs, strings.TrimPrefix(field+": "+d.Msg, ": "))
 			}
-			e.Message = Shorten(strings.Join(msgs, "; "))
+			e.Message = fold(strings.Join(msgs, "; "))
 			return e
 		}
 	}
-	return Error{Message: Shorten(string(body))}
+	return Error{Message: fold(string(body))}
 }
 
 // Shorten makes s one line of valid UTF-8 of at most 203 bytes: white
 // space folded to single spaces, and anything past 200 bytes cut off and
-// marked with "...".
+// marked with "..." (before a "[redacted]" the cut would fall in).
 func Shorten(s string) string {
-	s = strings.Join(strings.Fields(strings.ToValidUTF8(s, "")), " ")
+	s = fold(s)
 	if len(s) > 200 {
-		s = strings.ToValidUTF8(s[:200], "") + "..."
+		cut := 200
+		if i := strings.LastIndex(s[:min(len(s), cut+len(redacted)-1)], redacted); i >= 0 && i+len(redacted) > cut {
+			cut = i
+		}
+		s = strings.ToValidUTF8(s[:cut], "") + "..."
 	}
 	return s
-}
-
-// redacted stands in for a key in an error message.
-const redacted = "[redacted]"
-
-// keyLike finds an OpenAI-style key in a word: "sk-" not inside another
-// word ("sk-proj-...", "'sk-...", "key:sk-..."; not "task-based").
-var keyLike = regexp.MustCompile(`(^|[^A-Za-z0-9])sk-`)
-
-// Redact removes key from msg, and any word that looks like an API key
-// (OpenAI's 401 message quotes the start of the key it got). White space
-// in msg is folded to single spaces.
-func Redact(msg, key string) string {
-	if key != "" {
-		msg = strings.ReplaceAll(msg, key, redacted)
-	}
-	words := strings.Fields(msg)
-	for i, w := range words {
-		if keyLike.MatchString(w) {
-			words[i] = redacted
-		}
-	}
-	return strings.Join(words, " ")
 }
 
 // BrokeOff explains a request that got no complete answer: the caller's
 // cancel (ctx's error, after prefix), the cause the client's own run
 // context was ended with when it is of kind unavailable (a timeout the
-// client set), or else the network, as unavailable. The request URL, the
-// configured endpoint, is left out: it says what failed, not where.
-func BrokeOff(ctx, run context.Context, err error, prefix string, unavailable error) error {
+// client set), or else the network, as unavailable, worded by Unanswered
+// (key is the request's, sent whether its headers went out: Trace). When
+// that text cannot be shown, a fixed wording stands for it.
+func BrokeOff(ctx, run context.Context, err error, prefix string, unavailable error, key string, sent bool) error {
 	if ctx.Err() != nil {
 		return fmt.Errorf("%s: %w", prefix, ctx.Err())
 	}
 	if cause := context.Cause(run); errors.Is(cause, unavailable) {
 		return cause
 	}
-	if ue, ok := errors.AsType[*url.Error](err); ok {
-		err = ue.Err
+	text, ok := Unanswered(err, key, sent)
+	if !ok {
+		text = "the answer broke off or could not be read"
 	}
-	return fmt.Errorf("%w: %w", unavailable, err)
+	return fmt.Errorf("%w: %s", unavailable, text)
 }
 
 // Describe words an error answer for an error message: the status, "key
-// refused" when it is 401 or 403, and the server's message with key (and
-// anything like a key) scrubbed.
+// refused" when it is 401 or 403, and the server's message as Redact
+// shows it with key, or no message when Redact says it cannot be shown.
 func Describe(status int, e Error, key string) string {
 	text := strings.TrimSpace(fmt.Sprintf("%d %s", status, http.StatusText(status)))
 	if status == http.StatusUnauthorized || status == http.StatusForbidden {
 		text += ": key refused"
 	}
-	if msg := Redact(e.Message, key); msg != "" {
-		text += ": " + msg
-	}
-	return text
+	return text + Quote(e.Message, key)
 }

@@ -37,8 +37,9 @@ func TestParse(t *testing.T) {
 			t.Errorf("%s: %+v, want %+v", tc.body, got, tc.want)
 		}
 	}
-	long := Parse([]byte(strings.Repeat("é", 300)))
-	if len(long.Message) != 203 || !utf8.ValidString(long.Message) {
+	// Whole, so that Redact finds a key before the message is shortened.
+	long := Parse([]byte(strings.Repeat("é", 300) + "\xff"))
+	if long.Message != strings.Repeat("é", 300) {
 		t.Errorf("long body: %d bytes %q", len(long.Message), long.Message)
 	}
 }
@@ -57,15 +58,8 @@ func TestShorten(t *testing.T) {
 	}
 }
 
-func TestRedact(t *testing.T) {
-	got := Redact("Incorrect API key provided: sk-proj-ab***yz. key:sk-3 'sk-4' disk-full task-based my-secret-key", "my-secret-key")
-	if want := "Incorrect API key provided: [redacted] [redacted] [redacted] disk-full task-based [redacted]"; got != want {
-		t.Errorf("redact: %q, want %q", got, want)
-	}
-}
-
-// FuzzParse: any body gives a bounded, valid-UTF-8 message without
-// panicking, and a key in it never survives Redact.
+// FuzzParse: any body gives a valid-UTF-8 message without panicking, and
+// Redact makes it a bounded one in which the key never survives.
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{
 		`{"error":{"message":"m","param":"language"}}`, `{"error":{"message":"m","param":"voice"}}`,
@@ -77,11 +71,11 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		e := Parse(body)
-		if len(e.Message) > 203 || !utf8.ValidString(e.Message) {
+		if !utf8.ValidString(e.Message) || strings.ContainsAny(e.Message, "\n\t") {
 			t.Errorf("message %q", e.Message)
 		}
-		msg := Redact(e.Message, "sk-secret")
-		if strings.Contains(msg, "sk-secret") || keyLike.MatchString(msg) {
+		msg, _ := Redact(e.Message, "sk-secret")
+		if len(msg) > 203 || strings.Contains(msg, "sk-secret") || keyLike.MatchString(msg) {
 			t.Errorf("key in %q", msg)
 		}
 	})
@@ -93,19 +87,29 @@ func TestBrokeOff(t *testing.T) {
 
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := BrokeOff(cancelled, context.Background(), netErr, "openai tts", unavailable); !errors.Is(err, context.Canceled) ||
+	if err := BrokeOff(cancelled, context.Background(), netErr, "openai tts", unavailable, "", true); !errors.Is(err, context.Canceled) ||
 		err.Error() != "openai tts: context canceled" {
 		t.Errorf("the caller's cancel: %v", err)
 	}
 	timedOut := fmt.Errorf("%w: no answer within 1s", unavailable)
 	run, stop := context.WithCancelCause(context.Background())
 	stop(timedOut)
-	if err := BrokeOff(context.Background(), run, netErr, "x", unavailable); err != timedOut {
+	if err := BrokeOff(context.Background(), run, netErr, "x", unavailable, "", true); err != timedOut {
 		t.Errorf("the client's timeout: %v", err)
 	}
-	err := BrokeOff(context.Background(), context.Background(), netErr, "x", unavailable)
+	err := BrokeOff(context.Background(), context.Background(), netErr, "x", unavailable, "", true)
 	if !errors.Is(err, unavailable) || err.Error() != "unavailable: connection refused" {
 		t.Errorf("the network: %v (the URL must not show)", err)
+	}
+	// A broken answer that quotes a short key: a fixed wording; before
+	// the request went out, the network's text whatever the key.
+	broken := &url.Error{Op: "Post", URL: "https://x/v1", Err: errors.New(`malformed HTTP response "k1 k1"`)}
+	err = BrokeOff(context.Background(), context.Background(), broken, "x", unavailable, "k1", true)
+	if !errors.Is(err, unavailable) || err.Error() != "unavailable: the answer broke off or could not be read" {
+		t.Errorf("a broken answer, short key: %v", err)
+	}
+	if err := BrokeOff(context.Background(), context.Background(), netErr, "x", unavailable, "k1", false); err.Error() != "unavailable: connection refused" {
+		t.Errorf("not sent, short key: %v", err)
 	}
 }
 
@@ -117,11 +121,25 @@ func TestDescribe(t *testing.T) {
 	}{
 		{401, Error{Message: "Incorrect API key provided: sk-abc123."}, "401 Unauthorized: key refused: Incorrect API key provided: [redacted]"},
 		{403, Error{}, "403 Forbidden: key refused"},
-		{400, Error{Message: "bad voice k-1"}, "400 Bad Request: bad voice [redacted]"},
+		{400, Error{Message: "bad voice key-0123456789"}, "400 Bad Request: bad voice [redacted]"},
 		{599, Error{}, "599"},
 	} {
-		if got := Describe(tc.status, tc.e, "k-1"); got != tc.want {
+		if got := Describe(tc.status, tc.e, "key-0123456789"); got != tc.want {
 			t.Errorf("Describe(%d, %+v) = %q, want %q", tc.status, tc.e, got, tc.want)
+		}
+	}
+	// A key too short to cut out: the status alone, not a letter of the
+	// server's text.
+	for _, tc := range []struct {
+		status int
+		e      Error
+		want   string
+	}{
+		{401, Error{Message: "Incorrect API key provided: k-1"}, "401 Unauthorized: key refused"},
+		{400, Error{Message: "unknown voice"}, "400 Bad Request"},
+	} {
+		if got := Describe(tc.status, tc.e, "k-1"); got != tc.want {
+			t.Errorf("short key: Describe(%d, %+v) = %q, want %q", tc.status, tc.e, got, tc.want)
 		}
 	}
 }

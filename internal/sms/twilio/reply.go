@@ -17,8 +17,8 @@ type APIError struct {
 	Kind     error  // ErrRejected or ErrUnavailable
 	Status   int    // the HTTP status
 	Code     int    // Twilio's error code, like 21211 (0 when the answer had none)
-	Message  string // Twilio's message, shortened, without the auth token
-	MoreInfo string // the documentation URL of Code, when given
+	Message  string // Twilio's message, shortened, without the auth token ("" when it cannot be shown: apierr.Redact)
+	MoreInfo string // the documentation URL of Code, when given (and when it can be shown)
 }
 
 func (e *APIError) Error() string {
@@ -38,7 +38,7 @@ func (e *APIError) Error() string {
 func (e *APIError) Unwrap() error { return e.Kind }
 
 // parseReply reads an answer of status with body; token is scrubbed from
-// anything kept of it.
+// anything kept of it, and nothing is kept of it where it cannot be.
 func parseReply(status int, body []byte, token string) (Sent, error) {
 	if status < 200 || status > 299 {
 		return Sent{}, parseError(status, body, token)
@@ -50,14 +50,14 @@ func parseReply(status int, body []byte, token string) (Sent, error) {
 		ErrorMessage *string         `json:"error_message"`
 	}
 	if err := json.Unmarshal(body, &v); err != nil {
-		return Sent{}, fmt.Errorf("%w: the answer is not JSON: %s", ErrUnavailable, redact(apierr.Shorten(string(body)), token))
+		return Sent{}, fmt.Errorf("%w: the answer is not JSON%s", ErrUnavailable, apierr.Quote(string(body), token))
 	}
 	if v.SID == "" {
-		return Sent{}, fmt.Errorf("%w: the answer has no message sid: %s", ErrUnavailable, redact(apierr.Shorten(string(body)), token))
+		return Sent{}, fmt.Errorf("%w: the answer has no message sid%s", ErrUnavailable, apierr.Quote(string(body), token))
 	}
 	s := Sent{SID: v.SID, Status: v.Status, ErrorCode: code(v.ErrorCode)}
 	if v.ErrorMessage != nil {
-		s.ErrorMessage = redact(apierr.Shorten(*v.ErrorMessage), token)
+		s.ErrorMessage, _ = apierr.Redact(*v.ErrorMessage, token)
 	}
 	return s, nil
 }
@@ -76,10 +76,10 @@ func parseError(status int, body []byte, token string) *APIError {
 	}
 	if json.Unmarshal(body, &v) == nil && (v.Message != "" || len(v.Code) > 0) {
 		e.Code = code(v.Code)
-		e.Message = redact(apierr.Shorten(v.Message), token)
-		e.MoreInfo = redact(apierr.Shorten(v.MoreInfo), token)
+		e.Message, _ = apierr.Redact(v.Message, token)
+		e.MoreInfo, _ = apierr.Redact(v.MoreInfo, token)
 	} else {
-		e.Message = redact(apierr.Shorten(string(body)), token)
+		e.Message, _ = apierr.Redact(string(body), token)
 	}
 	return e
 }
@@ -97,9 +97,4 @@ func code(raw json.RawMessage) int {
 		return 0
 	}
 	return n
-}
-
-// redact removes token from s (and any word that looks like an API key).
-func redact(s, token string) string {
-	return apierr.Redact(s, token)
 }

@@ -51,6 +51,32 @@ func TestParseErrorMessage(t *testing.T) {
 	if len(long.Message) > 203 {
 		t.Errorf("%d bytes of message", len(long.Message))
 	}
+	// The token at the 200-byte cut: replaced before the cut, not half left.
+	cut := parseError(400, []byte(`{"code":21211,"message":"`+strings.Repeat("x", 190)+" "+fuzzToken+`"}`), fuzzToken)
+	if strings.Contains(cut.Message, fuzzToken[:8]) {
+		t.Errorf("part of the token at the cut: %q", cut.Message)
+	}
+}
+
+// An auth token too short to be told from the carrier's words ("t" is in
+// "Authenticate"): the carrier's text is not kept at all, and the error
+// names the status and the code.
+func TestParseErrorShortToken(t *testing.T) {
+	e := parseError(401, []byte(`{"code":20003,"message":"Authenticate with token t","more_info":"https://www.twilio.com/docs/errors/20003"}`), "t")
+	if e.Message != "" || e.MoreInfo != "" || e.Error() != "twilio: unavailable: 401 Unauthorized: credentials refused: error 20003" {
+		t.Errorf("%+v: %v", e, e)
+	}
+	e = parseError(502, []byte("<html>Bad Gateway</html>"), "t")
+	if e.Error() != "twilio: unavailable: 502 Bad Gateway" {
+		t.Errorf("%v", e)
+	}
+	sent, err := parseReply(201, []byte(`{"sid":"SM1","status":"failed","error_code":30007,"error_message":"Carrier violation"}`), "t")
+	if err != nil || sent.ErrorMessage != "" || sent.ErrorCode != 30007 {
+		t.Errorf("%+v, %v", sent, err)
+	}
+	if _, err := parseReply(201, []byte(`<html>ok t</html>`), "t"); err == nil || err.Error() != "twilio: unavailable: the answer is not JSON" {
+		t.Errorf("%v", err)
+	}
 }
 
 func FuzzParseReply(f *testing.F) {
@@ -89,6 +115,12 @@ func FuzzParseReply(f *testing.F) {
 		text := err.Error()
 		if strings.Contains(text, fuzzToken) || !utf8.ValidString(text) || strings.ContainsAny(text, "\n\r\t") || len(text) > 400 {
 			t.Fatalf("error text %q", text)
+		}
+		// With a short token nothing of the body is kept.
+		if _, err := parseReply(status, body, "t"); err != nil {
+			if e, isAPI := errors.AsType[*APIError](err); isAPI && (e.Message != "" || e.MoreInfo != "") {
+				t.Fatalf("short token: %+v", e)
+			}
 		}
 		if e, isAPI := errors.AsType[*APIError](err); isAPI && (ok || strings.Contains(e.MoreInfo, fuzzToken)) {
 			t.Fatalf("%d: %+v", status, e)

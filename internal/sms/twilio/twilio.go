@@ -13,6 +13,7 @@ import (
 
 	"github.com/parley-voice/parley/internal/httpclient"
 	"github.com/parley-voice/parley/internal/invalid"
+	"github.com/parley-voice/parley/internal/provider/apierr"
 )
 
 // Defaults of Config's zero values.
@@ -154,39 +155,30 @@ func (c *Client) Send(ctx context.Context, s Send) (Sent, error) {
 	timedOut := fmt.Errorf("%w: no answer within %s", ErrUnavailable, c.timeout)
 	run, cancel := context.WithTimeoutCause(ctx, c.timeout, timedOut)
 	defer cancel()
-	req, err := http.NewRequestWithContext(run, http.MethodPost, c.endpoint, strings.NewReader(f.Encode()))
+	traced, sent := apierr.Trace(run)
+	req, err := http.NewRequestWithContext(traced, http.MethodPost, c.endpoint, strings.NewReader(f.Encode()))
 	if err != nil {
-		return Sent{}, fmt.Errorf("%w: %s", ErrUnavailable, c.redact(err.Error()))
+		text, _ := apierr.Unanswered(err, c.token, false) // never sent
+		return Sent{}, fmt.Errorf("%w: %s", ErrUnavailable, text)
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Accept", "application/json")
 	req.SetBasicAuth(c.sid, c.token)
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return Sent{}, c.failed(ctx, run, err)
+		return Sent{}, c.failed(ctx, run, err, sent())
 	}
 	defer resp.Body.Close()
 	reply, err := io.ReadAll(io.LimitReader(resp.Body, maxReply))
 	if err != nil {
-		return Sent{}, c.failed(ctx, run, err)
+		return Sent{}, c.failed(ctx, run, err, true)
 	}
 	return parseReply(resp.StatusCode, reply, c.token)
 }
 
 // failed explains a request that got no complete answer: the caller's
-// cancel, the timeout, or the network.
-func (c *Client) failed(ctx, run context.Context, err error) error {
-	if ctx.Err() != nil {
-		return fmt.Errorf("twilio: %w", ctx.Err())
-	}
-	if cause := context.Cause(run); errors.Is(cause, ErrUnavailable) {
-		return cause
-	}
-	if ue, ok := errors.AsType[*url.Error](err); ok {
-		// The URL is the configured endpoint: say what failed, not where.
-		err = ue.Err
-	}
-	return fmt.Errorf("%w: %s", ErrUnavailable, c.redact(err.Error()))
+// cancel, the timeout, or the network (apierr.BrokeOff; sent: whether the
+// request's headers, with the token, went out).
+func (c *Client) failed(ctx, run context.Context, err error, sent bool) error {
+	return apierr.BrokeOff(ctx, run, err, "twilio", ErrUnavailable, c.token, sent)
 }
-
-func (c *Client) redact(s string) string { return redact(s, c.token) }

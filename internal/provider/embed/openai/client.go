@@ -156,7 +156,8 @@ func (e *Embedder) post(ctx context.Context, texts []string, dim int) ([][]float
 	timedOut := fmt.Errorf("%w: no answer within %s", embed.ErrUnavailable, e.timeout)
 	run, cancel := context.WithTimeoutCause(ctx, e.timeout, timedOut)
 	defer cancel()
-	req, err := http.NewRequestWithContext(run, http.MethodPost, e.endpoint, bytes.NewReader(body))
+	traced, sent := apierr.Trace(run)
+	req, err := http.NewRequestWithContext(traced, http.MethodPost, e.endpoint, bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", embed.ErrUnavailable, err)
 	}
@@ -167,7 +168,7 @@ func (e *Embedder) post(ctx context.Context, texts []string, dim int) ([][]float
 	}
 	resp, err := e.http.Do(req)
 	if err != nil {
-		return nil, failed(ctx, run, err)
+		return nil, e.failed(ctx, run, err, sent())
 	}
 	defer resp.Body.Close()
 	limit := int64(maxError)
@@ -176,7 +177,7 @@ func (e *Embedder) post(ctx context.Context, texts []string, dim int) ([][]float
 	}
 	reply, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
-		return nil, failed(ctx, run, err)
+		return nil, e.failed(ctx, run, err, true)
 	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, statusError(resp.StatusCode, apierr.Parse(reply), e.key)
@@ -184,7 +185,7 @@ func (e *Embedder) post(ctx context.Context, texts []string, dim int) ([][]float
 	if int64(len(reply)) > limit {
 		return nil, fmt.Errorf("%w: an answer over %d bytes for %d texts", embed.ErrUnavailable, limit, len(texts))
 	}
-	vecs, err := parseReply(reply, len(texts), dim)
+	vecs, err := parseReply(reply, len(texts), dim, e.key)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", embed.ErrUnavailable, err)
 	}
@@ -192,7 +193,8 @@ func (e *Embedder) post(ctx context.Context, texts []string, dim int) ([][]float
 }
 
 // failed explains a request that broke off: the caller's cancel, a
-// timeout, or the network.
-func failed(ctx, run context.Context, err error) error {
-	return apierr.BrokeOff(ctx, run, err, "openai embed", embed.ErrUnavailable)
+// timeout, or the network (sent: whether the request's headers, with the
+// key, went out).
+func (e *Embedder) failed(ctx, run context.Context, err error, sent bool) error {
+	return apierr.BrokeOff(ctx, run, err, "openai embed", embed.ErrUnavailable, e.key, sent)
 }

@@ -12,8 +12,9 @@ import (
 // parseReply reads the vectors out of an answer for n texts, in the order
 // of their index: exactly n of them, each index in [0, n) once, all of the
 // same non-zero length, which is dim when dim > 0. An item without an
-// index stands at its place in the list.
-func parseReply(body []byte, n, dim int) ([][]float32, error) {
+// index stands at its place in the list. An error quotes the answer as
+// apierr.Redact shows it with key.
+func parseReply(body []byte, n, dim int, key string) ([][]float32, error) {
 	var v struct {
 		Data *[]struct {
 			Index     *int            `json:"index"`
@@ -21,13 +22,13 @@ func parseReply(body []byte, n, dim int) ([][]float32, error) {
 		} `json:"data"`
 	}
 	if !json.Valid(body) {
-		return nil, fmt.Errorf("the answer is not JSON: %s", apierr.Shorten(string(body)))
+		return nil, fmt.Errorf("the answer is not JSON%s", apierr.Quote(string(body), key))
 	}
 	if err := json.Unmarshal(body, &v); err != nil {
 		return nil, fmt.Errorf("the answer is not a list of embeddings: %s", apierr.Shorten(err.Error()))
 	}
 	if v.Data == nil {
-		return nil, fmt.Errorf("the answer has no data: %s", apierr.Shorten(string(body)))
+		return nil, fmt.Errorf("the answer has no data%s", apierr.Quote(string(body), key))
 	}
 	data := *v.Data
 	if len(data) != n {

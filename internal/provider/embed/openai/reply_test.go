@@ -49,7 +49,7 @@ func TestParseReply(t *testing.T) {
 		{`<html>login</html>`, 1, 0, nil, "not JSON: <html>login</html>"},
 		{``, 1, 0, nil, "not JSON"},
 	} {
-		got, err := parseReply([]byte(tc.body), tc.n, tc.dim)
+		got, err := parseReply([]byte(tc.body), tc.n, tc.dim, key)
 		if tc.err == "" {
 			if err != nil {
 				t.Errorf("%s: %v", tc.body, err)
@@ -85,7 +85,7 @@ func TestParseReplyOrder(t *testing.T) {
 		}
 		rng.Shuffle(n, func(i, j int) { items[i], items[j] = items[j], items[i] })
 		body, _ := json.Marshal(map[string]any{"data": items})
-		got, err := parseReply(body, n, 0)
+		got, err := parseReply(body, n, 0, key)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,7 +132,7 @@ func FuzzParseReply(f *testing.F) {
 	f.Add([]byte(`{"data":[{"index":0,"embedding":[1,2,3]}]}`), uint8(1), uint8(3))
 	f.Fuzz(func(t *testing.T, body []byte, n8, dim8 uint8) {
 		n, dim := 1+int(n8%16), int(dim8%8)
-		vecs, err := parseReply(body, n, dim)
+		vecs, err := parseReply(body, n, dim, key)
 		if err != nil {
 			if vecs != nil {
 				t.Errorf("vectors with the error %v", err)

@@ -11,6 +11,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/parley-voice/parley/internal/httpclient"
+	"github.com/parley-voice/parley/internal/provider/apierr"
 	"github.com/parley-voice/parley/internal/provider/llm"
 )
 
@@ -52,6 +53,7 @@ type Config struct {
 // implements llm.Client and is safe for concurrent use.
 type Client struct {
 	chat       sdk.ChatCompletionService
+	key        string // kept out of error text
 	model      string
 	firstToken time.Duration
 	stall      time.Duration
@@ -63,6 +65,7 @@ var _ llm.Client = (*Client)(nil)
 // New returns a Client for c. It sends nothing until Stream is called.
 func New(c Config) *Client {
 	cl := &Client{
+		key:        c.APIKey,
 		model:      c.Model,
 		firstToken: c.FirstTokenTimeout,
 		stall:      c.StallTimeout,
@@ -118,7 +121,8 @@ func (c *Client) Stream(ctx context.Context, r llm.Request, onText func(delta st
 	late := fmt.Errorf("%w: no first token within %s", llm.ErrTimeout, c.firstToken)
 	stalled := fmt.Errorf("%w: stream stalled for %s", llm.ErrTimeout, c.stall)
 
-	stream := c.chat.NewStreaming(run, params, option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	traced, sent := apierr.Trace(run)
+	stream := c.chat.NewStreaming(traced, params, option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 		dog.arm(c.firstToken, late)
 		resp, err := next(req)
 		if err != nil || resp.StatusCode >= 300 {
@@ -150,11 +154,11 @@ func (c *Client) Stream(ctx context.Context, r llm.Request, onText func(delta st
 			// missing. Not worth failing a turn already spoken for.
 			return acc.result(), nil
 		}
-		return acc.result(), explain(ctx, run, err, attempts.last())
+		return acc.result(), explain(ctx, run, err, attempts.last(), c.key, sent())
 	}
 	if acc.finish == "" && (ctx.Err() != nil || run.Err() != nil) {
 		// Cut off, not finished (a finished stream may race a late timer).
-		return acc.result(), explain(ctx, run, context.Canceled, attempts.last())
+		return acc.result(), explain(ctx, run, context.Canceled, attempts.last(), c.key, sent())
 	}
 	if !acc.chunks {
 		return acc.result(), fmt.Errorf("%w: the stream ended without a chunk", llm.ErrUnavailable)

@@ -33,7 +33,7 @@ func setup(t *testing.T, script func(llmtest.Request) llmtest.Reply, change ...f
 	server := llmtest.New(t, script)
 	cfg := Config{
 		BaseURL:           server.URL,
-		APIKey:            "sk-test",
+		APIKey:            "sk-test-0123456789abcdef",
 		Model:             "gpt-test",
 		FirstTokenTimeout: 200 * time.Millisecond,
 		StallTimeout:      200 * time.Millisecond,
@@ -214,7 +214,7 @@ func TestRequestBody(t *testing.T) {
 		if !r.Stream || !r.IncludeUsage {
 			t.Errorf("request %d: stream = %v, include_usage = %v; want both", i, r.Stream, r.IncludeUsage)
 		}
-		if auth := r.Header.Get("Authorization"); auth != "Bearer sk-test" {
+		if auth := r.Header.Get("Authorization"); auth != "Bearer sk-test-0123456789abcdef" {
 			t.Errorf("request %d: Authorization = %q", i, auth)
 		}
 	}

@@ -3,12 +3,10 @@ package openai
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/ssestream"
@@ -60,35 +58,17 @@ func (l *attemptLog) last() *failure {
 
 // errorMessage finds the provider's message in an error body: OpenAI's
 // {"error":{"message":...}}, {"error":"..."} (Ollama, llama.cpp),
-// {"message":...}, or else the text itself, trimmed.
+// {"message":...}, {"detail":...}, or else the text itself (apierr.Parse);
+// whole, for statusError to redact and shorten.
 func errorMessage(body []byte) string {
-	var v struct {
-		Error   json.RawMessage `json:"error"`
-		Message string          `json:"message"`
-		Detail  string          `json:"detail"`
-	}
-	if json.Unmarshal(body, &v) == nil {
-		var obj struct {
-			Message string `json:"message"`
-		}
-		var s string
-		switch {
-		case json.Unmarshal(v.Error, &obj) == nil && obj.Message != "":
-			return obj.Message
-		case json.Unmarshal(v.Error, &s) == nil && s != "":
-			return s
-		case v.Message != "":
-			return v.Message
-		case v.Detail != "":
-			return v.Detail
-		}
-	}
-	return apierr.Shorten(string(body))
+	return apierr.Parse(body).Message
 }
 
 // explain turns a failed stream's error into one wrapping an llm error
-// kind, or ctx's error when the caller canceled.
-func explain(ctx, run context.Context, err error, last *failure) error {
+// kind, or ctx's error when the caller canceled. What the server said is
+// shown as apierr.Redact allows with key (sent: whether a request's
+// headers, with the key, went out).
+func explain(ctx, run context.Context, err error, last *failure, key string, sent bool) error {
 	if ctx.Err() != nil {
 		return fmt.Errorf("llm stream: %w", ctx.Err())
 	}
@@ -108,31 +88,30 @@ func explain(ctx, run context.Context, err error, last *failure) error {
 		}
 	}
 	if status != 0 {
-		return statusError(status, message)
+		return statusError(status, message, key)
 	}
 	if se, ok := errors.AsType[*ssestream.StreamError](err); ok {
-		return fmt.Errorf("%w: error event mid-stream: %s", llm.ErrUnavailable, streamErrorMessage(se))
+		return fmt.Errorf("%w: error event mid-stream%s", llm.ErrUnavailable, apierr.Quote(streamErrorMessage(se), key))
 	}
-	if ue, ok := errors.AsType[*url.Error](err); ok {
-		// The URL is the configured base URL: say what failed, not where.
-		err = ue.Err
+	// Without the URL, the configured base URL: say what failed, not where.
+	text, ok := apierr.Unanswered(err, key, sent)
+	if !ok {
+		text = "the answer broke off or could not be read"
 	}
-	return fmt.Errorf("%w: %w", llm.ErrUnavailable, err)
+	return fmt.Errorf("%w: %s", llm.ErrUnavailable, text)
 }
 
-// statusError is the error of an HTTP error answer.
-func statusError(status int, message string) error {
+// statusError is the error of an HTTP error answer: the status, and the
+// server's message as apierr.Redact shows it with key (none when it
+// cannot be shown).
+func statusError(status int, message, key string) error {
 	kind := llm.ErrRejected
 	switch {
 	case status == http.StatusRequestTimeout, status == http.StatusConflict,
 		status == http.StatusTooManyRequests, status >= 500:
 		kind = llm.ErrUnavailable
 	}
-	text := fmt.Sprintf("%d %s", status, http.StatusText(status))
-	if message != "" {
-		text += ": " + message
-	}
-	return fmt.Errorf("%w: %s", kind, text)
+	return fmt.Errorf("%w: %d %s%s", kind, status, http.StatusText(status), apierr.Quote(message, key))
 }
 
 // streamErrorMessage is the message of an error event, or its raw data.

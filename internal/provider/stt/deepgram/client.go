@@ -14,6 +14,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/parley-voice/parley/internal/provider/apierr"
 	"github.com/parley-voice/parley/internal/provider/stt"
 )
 
@@ -169,7 +170,8 @@ func (c *Client) Open(ctx context.Context, rate int, language string) (stt.Strea
 	defer cancel() // the connection outlives the handshake's context
 	header := http.Header{}
 	header.Set("Authorization", "Token "+c.key)
-	conn, resp, err := websocket.Dial(dctx, c.listenURL(rate, language), &websocket.DialOptions{
+	traced, sent := apierr.Trace(dctx)
+	conn, resp, err := websocket.Dial(traced, c.listenURL(rate, language), &websocket.DialOptions{
 		HTTPClient: c.http,
 		HTTPHeader: header,
 	})
@@ -184,7 +186,7 @@ func (c *Client) Open(ctx context.Context, rate int, language string) (stt.Strea
 		if errors.Is(dctx.Err(), context.DeadlineExceeded) {
 			return nil, fmt.Errorf("%w: deepgram: no connection within %s", stt.ErrUnavailable, c.dial)
 		}
-		return nil, handshakeError(resp, err, language, c.model, c.key)
+		return nil, handshakeError(resp, err, language, c.model, c.key, sent())
 	}
 	conn.SetReadLimit(readLimit)
 	log := c.log.With("stt", "deepgram", "request_id", requestID)
@@ -193,6 +195,7 @@ func (c *Client) Open(ctx context.Context, rate int, language string) (stt.Strea
 		rate:      rate,
 		language:  language,
 		requestID: requestID,
+		key:       c.key,
 		final:     c.final,
 		keepAlive: c.keepAlive,
 		log:       log,

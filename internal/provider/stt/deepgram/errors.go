@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/coder/websocket"
@@ -16,20 +15,24 @@ import (
 )
 
 // handshakeError explains a failed Dial: resp is the server's answer (nil
-// when none came), whose body the websocket library has cut to 1 KiB.
-func handshakeError(resp *http.Response, err error, language, model, key string) error {
+// when none came), whose body the websocket library has cut to 1 KiB; sent
+// whether the handshake's headers, with the key, went out. What the server
+// said is shown as apierr.Redact allows with key.
+func handshakeError(resp *http.Response, err error, language, model, key string, sent bool) error {
 	if resp == nil || resp.StatusCode == http.StatusSwitchingProtocols {
-		if ue, ok := errors.AsType[*url.Error](err); ok {
-			// The URL is known to the operator; say what failed.
-			err = ue.Err
+		// Without the URL, which the operator knows: say what failed.
+		text, ok := apierr.Unanswered(err, key, sent)
+		if !ok {
+			text = "the handshake broke off"
 		}
-		return fmt.Errorf("%w: deepgram: %s", stt.ErrUnavailable, redact(err.Error(), key))
+		return fmt.Errorf("%w: deepgram: %s", stt.ErrUnavailable, text)
 	}
 	status := resp.StatusCode
 	statusText := http.StatusText(status)
 	text := fmt.Sprintf("%d %s", status, statusText)
 	// Deepgram's messages often repeat the status: "Bad Request: No such ..."
-	msg := strings.TrimPrefix(redact(refusal(resp), key), statusText+": ")
+	msg, _ := apierr.Redact(refusal(resp), key)
+	msg = strings.TrimPrefix(msg, statusText+": ")
 	if msg != "" && msg != statusText {
 		text += ": " + msg
 	}
@@ -46,10 +49,10 @@ func handshakeError(resp *http.Response, err error, language, model, key string)
 
 // refusal is the server's reason for refusing a handshake: the dg-error
 // header, else err_msg (or another message field) of the JSON body, else
-// the body's text, shortened.
+// the body's text; whole (apierr.Redact shortens it once the key is out).
 func refusal(resp *http.Response) string {
 	if h := strings.TrimSpace(resp.Header.Get("dg-error")); h != "" {
-		return apierr.Shorten(h)
+		return h
 	}
 	if resp.Body == nil {
 		return ""
@@ -63,21 +66,19 @@ func refusal(resp *http.Response) string {
 	if json.Unmarshal(body, &v) == nil {
 		for _, m := range []string{v.ErrMsg, v.Message, v.Reason} {
 			if m != "" {
-				return apierr.Shorten(m)
+				return m
 			}
 		}
 	}
-	return apierr.Shorten(string(body))
+	return string(body)
 }
 
 // endError explains how the connection ended, from the reader's error and
 // the description of an Error message if one came first; nil for a normal
-// closure, which is how the server ends a stream after CloseStream.
-func endError(end error, described, requestID string) error {
-	suffix := ""
-	if described != "" {
-		suffix += ": " + apierr.Shorten(described)
-	}
+// closure, which is how the server ends a stream after CloseStream. What
+// the server said is shown as apierr.Redact allows with key.
+func endError(end error, described, requestID, key string) error {
+	suffix := apierr.Quote(described, key)
 	suffix += requestSuffix(requestID)
 	var ce websocket.CloseError
 	if errors.As(end, &ce) {
@@ -85,7 +86,7 @@ func endError(end error, described, requestID string) error {
 		case websocket.StatusNormalClosure, websocket.StatusNoStatusRcvd:
 			return nil
 		}
-		reason := ce.Reason
+		reason, _ := apierr.Redact(ce.Reason, key)
 		if reason == "" {
 			reason = ce.Code.String()
 		}
@@ -93,7 +94,7 @@ func endError(end error, described, requestID string) error {
 		// NET-0000/NET-0001 (timeouts), ...
 		return fmt.Errorf("%w: deepgram closed the stream with %d %s%s", stt.ErrUnavailable, int(ce.Code), reason, suffix)
 	}
-	return fmt.Errorf("%w: deepgram connection lost: %v%s", stt.ErrUnavailable, end, suffix)
+	return fmt.Errorf("%w: deepgram connection lost%s%s", stt.ErrUnavailable, apierr.Quote(end.Error(), key), suffix)
 }
 
 // requestSuffix names Deepgram's request id, which its support asks for.
@@ -102,12 +103,4 @@ func requestSuffix(id string) string {
 		return ""
 	}
 	return " (request " + id + ")"
-}
-
-// redact removes the API key from s, should a server or proxy echo it.
-func redact(s, key string) string {
-	if len(key) < 4 {
-		return s
-	}
-	return strings.ReplaceAll(s, key, "[key]")
 }

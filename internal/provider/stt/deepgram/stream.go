@@ -23,6 +23,7 @@ type streamConfig struct {
 	rate      int
 	language  string
 	requestID string
+	key       string // the API key, kept out of error text
 	final     time.Duration
 	keepAlive time.Duration
 	log       *slog.Logger
@@ -145,7 +146,7 @@ func (s *stream) writeError(err error) error {
 	}
 	select {
 	case <-s.done:
-		if e := endError(s.end, s.described, s.requestID); e != nil {
+		if e := endError(s.end, s.described, s.requestID, s.key); e != nil {
 			return e
 		}
 	default:
@@ -185,7 +186,7 @@ func (s *stream) Close() (stt.Result, error) {
 	case !ended:
 		err = fmt.Errorf("%w: deepgram sent no end of stream within %s%s", stt.ErrUnavailable, s.final, requestSuffix(s.requestID))
 	default:
-		err = endError(s.end, s.described, s.requestID)
+		err = endError(s.end, s.described, s.requestID, s.key)
 	}
 	s.log.Debug("deepgram stream closed", "audio", res.Audio, "finals", len(s.finals),
 		"wait", time.Since(asked).Round(time.Millisecond), "err", err)

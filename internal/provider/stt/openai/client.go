@@ -122,7 +122,8 @@ func (r *Recognizer) Transcribe(ctx context.Context, pcm []int16, rate int, lang
 	timedOut := fmt.Errorf("%w: no transcript within %s", stt.ErrUnavailable, r.timeout)
 	run, cancel := context.WithTimeoutCause(ctx, r.timeout, timedOut)
 	defer cancel()
-	req, err := http.NewRequestWithContext(run, http.MethodPost, r.endpoint, bytes.NewReader(body))
+	traced, sent := apierr.Trace(run)
+	req, err := http.NewRequestWithContext(traced, http.MethodPost, r.endpoint, bytes.NewReader(body))
 	if err != nil {
 		return res, fmt.Errorf("%w: %w", stt.ErrUnavailable, err)
 	}
@@ -133,17 +134,17 @@ func (r *Recognizer) Transcribe(ctx context.Context, pcm []int16, rate int, lang
 	}
 	resp, err := r.http.Do(req)
 	if err != nil {
-		return res, failed(ctx, run, err)
+		return res, r.failed(ctx, run, err, sent())
 	}
 	defer resp.Body.Close()
 	reply, err := io.ReadAll(io.LimitReader(resp.Body, maxReply))
 	if err != nil {
-		return res, failed(ctx, run, err)
+		return res, r.failed(ctx, run, err, true)
 	}
 	if resp.StatusCode != http.StatusOK {
 		return res, statusError(resp.StatusCode, apierr.Parse(reply), r.key)
 	}
-	text, err := parseTranscript(reply)
+	text, err := parseTranscript(reply, r.key)
 	if err != nil {
 		return res, fmt.Errorf("%w: %w", stt.ErrUnavailable, err)
 	}
@@ -152,7 +153,8 @@ func (r *Recognizer) Transcribe(ctx context.Context, pcm []int16, rate int, lang
 }
 
 // failed explains a request that broke off: the caller's cancel, a
-// timeout, or the network.
-func failed(ctx, run context.Context, err error) error {
-	return apierr.BrokeOff(ctx, run, err, "openai stt", stt.ErrUnavailable)
+// timeout, or the network (sent: whether the request's headers, with the
+// key, went out).
+func (r *Recognizer) failed(ctx, run context.Context, err error, sent bool) error {
+	return apierr.BrokeOff(ctx, run, err, "openai stt", stt.ErrUnavailable, r.key, sent)
 }

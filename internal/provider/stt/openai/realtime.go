@@ -175,7 +175,8 @@ func (s *Streamer) openRealtime(ctx context.Context, rate int, language, code st
 	if s.key != "" {
 		header.Set("Authorization", "Bearer "+s.key)
 	}
-	conn, resp, err := websocket.Dial(dctx, s.wsURL, &websocket.DialOptions{HTTPClient: s.wsHTTP, HTTPHeader: header})
+	traced, sent := apierr.Trace(dctx)
+	conn, resp, err := websocket.Dial(traced, s.wsURL, &websocket.DialOptions{HTTPClient: s.wsHTTP, HTTPHeader: header})
 	if err != nil {
 		switch {
 		case ctx.Err() != nil:
@@ -187,10 +188,12 @@ func (s *Streamer) openRealtime(ctx context.Context, rate int, language, code st
 		case errors.Is(dctx.Err(), context.DeadlineExceeded):
 			return nil, fmt.Errorf("%w: openai realtime: no connection within %s", stt.ErrUnavailable, s.dial)
 		}
-		if ue, ok := errors.AsType[*url.Error](err); ok {
-			err = ue.Err // the URL is the operator's; say what failed
+		// Without the URL (the operator's): say what failed.
+		text, ok := apierr.Unanswered(err, s.key, sent())
+		if !ok {
+			text = "the handshake broke off"
 		}
-		return nil, fmt.Errorf("%w: openai realtime: %s", stt.ErrUnavailable, apierr.Redact(err.Error(), s.key))
+		return nil, fmt.Errorf("%w: openai realtime: %s", stt.ErrUnavailable, text)
 	}
 	conn.SetReadLimit(readLimit)
 	d, err := s.setup(dctx, conn, code)
@@ -215,9 +218,9 @@ func (s *Streamer) setup(ctx context.Context, conn *websocket.Conn, code string)
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				return serverEvent{}, fmt.Errorf("%w: openai realtime: the session did not start within %s", stt.ErrUnavailable, s.dial)
 			}
-			return serverEvent{}, refusal{fmt.Errorf("%w: openai realtime: the server ended the session as it started: %s", stt.ErrUnavailable, closeReason(err))}
+			return serverEvent{}, refusal{fmt.Errorf("%w: openai realtime: the server ended the session as it started: %s", stt.ErrUnavailable, closeReason(err, s.key))}
 		}
-		e, err := parseEvent(data)
+		e, err := parseEvent(data, s.key)
 		if err != nil {
 			return serverEvent{}, refusal{fmt.Errorf("%w: openai realtime: %w", stt.ErrUnavailable, err)}
 		}
@@ -249,16 +252,20 @@ func (s *Streamer) setup(ctx context.Context, conn *websocket.Conn, code string)
 	}
 }
 
-// closeReason says how a connection ended: the close code and reason the
-// server gave, or the error.
-func closeReason(err error) string {
+// closeReason says how a connection ended: the close code and the reason
+// the server gave (as apierr.Redact shows it with key; else the code's
+// name), or the error, shown likewise.
+func closeReason(err error, key string) string {
 	if ce, ok := errors.AsType[websocket.CloseError](err); ok {
-		if ce.Reason != "" {
-			return fmt.Sprintf("%d %s", int(ce.Code), apierr.Shorten(ce.Reason))
+		if reason, _ := apierr.Redact(ce.Reason, key); reason != "" {
+			return fmt.Sprintf("%d %s", int(ce.Code), reason)
 		}
 		return fmt.Sprintf("%d %s", int(ce.Code), ce.Code)
 	}
-	return err.Error()
+	if text, ok := apierr.Redact(err.Error(), key); ok {
+		return text
+	}
+	return "the connection broke"
 }
 
 func positive(d, def time.Duration) time.Duration {

@@ -51,26 +51,33 @@ type eventError struct {
 	EventID string `json:"event_id"`
 }
 
-// describe words the error for an error message, the key scrubbed.
+// describe words the error for an error message: its code and its
+// message as apierr.Redact shows it with key (none when it cannot be
+// shown: then the code, or the error's type, names it).
 func (e *eventError) describe(key string) string {
 	if e == nil {
 		return "no reason given"
 	}
-	msg := apierr.Redact(apierr.Shorten(e.Message), key)
+	msg, ok := apierr.Redact(e.Message, key)
 	if e.Code != "" {
 		msg = e.Code + ": " + msg
+	} else if !ok && e.Type != "" {
+		msg = e.Type
+	} else if !ok {
+		msg = "no reason shown"
 	}
 	return strings.TrimSuffix(msg, ": ")
 }
 
-// parseEvent reads one server event. An event without a type is an error.
-func parseEvent(data []byte) (serverEvent, error) {
+// parseEvent reads one server event. An event without a type is an
+// error, which quotes the event as apierr.Redact shows it with key.
+func parseEvent(data []byte, key string) (serverEvent, error) {
 	var e serverEvent
 	if err := json.Unmarshal(data, &e); err != nil {
-		return serverEvent{}, fmt.Errorf("not a JSON event: %s", apierr.Shorten(string(data)))
+		return serverEvent{}, fmt.Errorf("not a JSON event%s", apierr.Quote(string(data), key))
 	}
 	if e.Type == "" {
-		return serverEvent{}, fmt.Errorf("an event without a type: %s", apierr.Shorten(string(data)))
+		return serverEvent{}, fmt.Errorf("an event without a type%s", apierr.Quote(string(data), key))
 	}
 	return e, nil
 }

@@ -153,7 +153,7 @@ func (s *realtimeStream) writeError(err error) error {
 	}
 	select {
 	case <-s.done:
-		return fmt.Errorf("%w: openai realtime: the server ended the session: %s", stt.ErrUnavailable, closeReason(s.end))
+		return fmt.Errorf("%w: openai realtime: the server ended the session: %s", stt.ErrUnavailable, closeReason(s.end, s.key))
 	default:
 	}
 	return fmt.Errorf("%w: openai realtime: sending audio: %v", stt.ErrUnavailable, err)
@@ -224,7 +224,7 @@ func (s *realtimeStream) Close() (stt.Result, error) {
 	case !finished && ctx.Err() != nil:
 		err = fmt.Errorf("%w: openai realtime: no final transcript within %s", stt.ErrUnavailable, s.final)
 	case !finished:
-		err = fmt.Errorf("%w: openai realtime: the server ended the session before the final transcript: %s", stt.ErrUnavailable, closeReason(s.end))
+		err = fmt.Errorf("%w: openai realtime: the server ended the session before the final transcript: %s", stt.ErrUnavailable, closeReason(s.end, s.key))
 	case len(s.failures) > 0:
 		err = fmt.Errorf("%w: openai realtime: transcription failed: %s", stt.ErrUnavailable, strings.Join(s.failures, "; "))
 	}
@@ -282,7 +282,7 @@ func (s *realtimeStream) read() {
 		if typ != websocket.MessageText {
 			continue
 		}
-		e, err := parseEvent(data)
+		e, err := parseEvent(data, s.key)
 		if err != nil {
 			s.log.Warn("openai realtime: unreadable event", "err", err, "bytes", len(data))
 			continue

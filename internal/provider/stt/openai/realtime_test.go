@@ -381,7 +381,7 @@ func FuzzParseEvent(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		e, err := parseEvent(data)
+		e, err := parseEvent(data, "k")
 		if err != nil {
 			if e.Type != "" {
 				t.Errorf("type %q with error %v", e.Type, err)

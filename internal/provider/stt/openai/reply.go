@@ -11,16 +11,17 @@ import (
 )
 
 // parseTranscript reads the text out of a response_format=json answer,
-// {"text": "..."}, trimmed.
-func parseTranscript(body []byte) (string, error) {
+// {"text": "..."}, trimmed. An error quotes the answer as apierr.Redact
+// shows it with key.
+func parseTranscript(body []byte, key string) (string, error) {
 	var v struct {
 		Text *string `json:"text"`
 	}
 	if err := json.Unmarshal(body, &v); err != nil {
-		return "", fmt.Errorf("the answer is not JSON: %s", apierr.Shorten(string(body)))
+		return "", fmt.Errorf("the answer is not JSON%s", apierr.Quote(string(body), key))
 	}
 	if v.Text == nil {
-		return "", fmt.Errorf("the answer has no text: %s", apierr.Shorten(string(body)))
+		return "", fmt.Errorf("the answer has no text%s", apierr.Quote(string(body), key))
 	}
 	return strings.TrimSpace(*v.Text), nil
 }

@@ -22,10 +22,18 @@ func TestParseTranscript(t *testing.T) {
 		{`Hi`, "", false},
 		{``, "", false},
 	} {
-		text, err := parseTranscript([]byte(tc.body))
+		text, err := parseTranscript([]byte(tc.body), key)
 		if text != tc.text || (err == nil) != tc.ok {
 			t.Errorf("%s: %q, %v", tc.body, text, err)
 		}
+	}
+	// An answer that quotes the key: replaced whole, or, a key too short
+	// to be told from the answer's own letters, the answer is not quoted.
+	if _, err := parseTranscript([]byte(`{"txt":"`+key+`"}`), key); err == nil || err.Error() != `the answer has no text: {"txt":"[redacted]"}` {
+		t.Errorf("long key: %v", err)
+	}
+	if _, err := parseTranscript([]byte(`{"txt":"k1"}`), "k1"); err == nil || err.Error() != "the answer has no text" {
+		t.Errorf("short key: %v", err)
 	}
 }
 
@@ -49,7 +57,7 @@ func FuzzParseTranscript(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		text, err := parseTranscript(body)
+		text, err := parseTranscript(body, key)
 		if err != nil && text != "" {
 			t.Errorf("text %q with error %v", text, err)
 		}

@@ -1,12 +1,11 @@
 package elevenlabs
 
 import (
+	"cmp"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/coder/websocket"
@@ -23,7 +22,11 @@ func (e timeoutError) Error() string { return e.what }
 // reported turns an error the server reported, in a message or a close
 // frame, into one wrapping the tts error it means.
 func (s *Synthesizer) reported(e apiError) error {
-	return s.kindOf(e.kind+" "+e.message, s.redact(reason(e.kind, e.message)))
+	text, ok := apierr.Redact(reason(e.kind, e.message), s.key)
+	if !ok {
+		text = cmp.Or(e.kind, "an error message") // its text cannot be shown
+	}
+	return s.kindOf(e.kind+" "+e.message, text)
 }
 
 // reason words an error kind ("quota_exceeded") and message together.
@@ -78,7 +81,7 @@ func (s *Synthesizer) closed(ce websocket.CloseError) error {
 	if ce.Reason == "" {
 		return fmt.Errorf("%w: elevenlabs: the server closed the socket before the end (%d)", tts.ErrUnavailable, ce.Code)
 	}
-	return s.kindOf(ce.Reason, fmt.Sprintf("closed %d: %s", ce.Code, s.redact(ce.Reason)))
+	return s.kindOf(ce.Reason, fmt.Sprintf("closed %d%s", ce.Code, apierr.Quote(ce.Reason, s.key)))
 }
 
 // handshake explains a handshake answered with an HTTP error.
@@ -88,11 +91,7 @@ func (s *Synthesizer) handshake(resp *http.Response) error {
 		body, _ = io.ReadAll(io.LimitReader(resp.Body, 1024))
 	}
 	kind, msg := bodyMessage(body)
-	text := fmt.Sprintf("handshake answered %d %s", resp.StatusCode, http.StatusText(resp.StatusCode))
-	if r := reason(kind, msg); r != "" {
-		text += ": " + r
-	}
-	text = s.redact(text)
+	text := fmt.Sprintf("handshake answered %d %s%s", resp.StatusCode, http.StatusText(resp.StatusCode), apierr.Quote(reason(kind, msg), s.key))
 	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
 		return fmt.Errorf("%w: elevenlabs: API key rejected: %s", tts.ErrUnavailable, text)
 	}
@@ -101,7 +100,7 @@ func (s *Synthesizer) handshake(resp *http.Response) error {
 
 // bodyMessage finds the reason in an HTTP error body: the API's
 // {"detail":{"status":...,"message":...}}, {"detail":"..."},
-// {"message":...}, or the text itself, shortened.
+// {"message":...}, or the text itself, on one line.
 func bodyMessage(body []byte) (kind, msg string) {
 	var v struct {
 		Detail  json.RawMessage `json:"detail"`
@@ -120,23 +119,18 @@ func bodyMessage(body []byte) (kind, msg string) {
 			return scalar(v.Error), v.Message
 		}
 	}
-	return "", apierr.Shorten(string(body))
+	// Folded, not cut: a cut could leave part of the key where redact no
+	// longer finds it; redact shortens.
+	return "", strings.Join(strings.Fields(string(body)), " ")
 }
 
-// unreachable explains a dial that got no HTTP answer.
-func (s *Synthesizer) unreachable(err error) error {
-	if ue, ok := errors.AsType[*url.Error](err); ok {
-		// The URL is known to the caller; say what failed, not where.
-		err = ue.Err
+// unreachable explains a dial that got no HTTP answer (sent: whether the
+// handshake's headers, with the key, went out), without the URL: the
+// caller knows it; say what failed, not where.
+func (s *Synthesizer) unreachable(err error, sent bool) error {
+	text, ok := apierr.Unanswered(err, s.key, sent)
+	if !ok {
+		text = "the handshake broke off"
 	}
-	return fmt.Errorf("%w: elevenlabs: cannot connect: %s", tts.ErrUnavailable, s.redact(err.Error()))
-}
-
-// redact keeps the API key out of text from the network, in case a server
-// or proxy echoes it.
-func (s *Synthesizer) redact(text string) string {
-	if len(s.key) < 4 {
-		return text
-	}
-	return strings.ReplaceAll(text, s.key, "[API key]")
+	return fmt.Errorf("%w: elevenlabs: cannot connect: %s", tts.ErrUnavailable, text)
 }

@@ -94,8 +94,18 @@ func TestKeyIsNeverShown(t *testing.T) {
 		Message: "Invalid API key " + key + " for this workspace", Error: "invalid_api_key"}}},
 		func(c *Config) { c.APIKey = key })
 	res := synth(t, s, tts.Request{Text: "Hi."}, 8000)
-	if !errors.Is(res.err, tts.ErrUnavailable) || strings.Contains(res.err.Error(), key) || !strings.Contains(res.err.Error(), "[API key]") {
+	if !errors.Is(res.err, tts.ErrUnavailable) || strings.Contains(res.err.Error(), key) || !strings.Contains(res.err.Error(), "Invalid API key [redacted] for this workspace") {
 		t.Errorf("error %q: want ErrUnavailable with the key redacted", res.err)
+	}
+	// A key too short to cut out of the text ("xi" is in "Invalid"): the
+	// server's words are not shown, its error kind names the failure.
+	const short = "xi"
+	s, _ = setup(t, elevenlabstest.Options{APIKey: short, Reply: elevenlabstest.Reply{Fail: &elevenlabstest.Failure{
+		Message: "Invalid API key " + short + " for this workspace", Error: "invalid_api_key"}}},
+		func(c *Config) { c.APIKey = short })
+	res = synth(t, s, tts.Request{Text: "Hi."}, 8000)
+	if !errors.Is(res.err, tts.ErrUnavailable) || res.err.Error() != "tts: engine unavailable: elevenlabs: API key rejected: invalid_api_key" {
+		t.Errorf("short key: error %q", res.err)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/parley-voice/parley/internal/media/audio"
+	"github.com/parley-voice/parley/internal/provider/apierr"
 	"github.com/parley-voice/parley/internal/provider/tts"
 )
 
@@ -31,7 +32,8 @@ func (s *Synthesizer) dial(ctx context.Context, u string) (*websocket.Conn, erro
 	if s.key != "" {
 		h.Set("xi-api-key", s.key)
 	}
-	conn, resp, err := websocket.Dial(dctx, u, &websocket.DialOptions{HTTPClient: s.http, HTTPHeader: h})
+	traced, sent := apierr.Trace(dctx)
+	conn, resp, err := websocket.Dial(traced, u, &websocket.DialOptions{HTTPClient: s.http, HTTPHeader: h})
 	switch {
 	case err == nil:
 		conn.SetReadLimit(maxMessage)
@@ -43,7 +45,7 @@ func (s *Synthesizer) dial(ctx context.Context, u string) (*websocket.Conn, erro
 	case context.Cause(dctx) == late:
 		return nil, fmt.Errorf("%w: elevenlabs: %w", tts.ErrUnavailable, late)
 	}
-	return nil, s.unreachable(err)
+	return nil, s.unreachable(err, sent())
 }
 
 // exchange is one utterance on an open socket.
@@ -162,7 +164,7 @@ func (x *exchange) readError(ctx context.Context, err, cause, werr error) error 
 	if werr != nil {
 		err = werr
 	}
-	return fmt.Errorf("%w: elevenlabs: the connection broke: %s", tts.ErrUnavailable, x.s.redact(err.Error()))
+	return fmt.Errorf("%w: elevenlabs: the connection broke%s", tts.ErrUnavailable, apierr.Quote(err.Error(), x.s.key))
 }
 
 // closeAfterFinal lets the server close the socket, as it does after

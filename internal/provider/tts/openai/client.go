@@ -158,7 +158,7 @@ func (s *Synthesizer) Synthesize(ctx context.Context, r tts.Request, rate int, o
 		if errors.Is(err, tts.ErrUnavailable) {
 			return stats, err
 		}
-		return stats, failed(ctx, run, err)
+		return stats, s.failed(ctx, run, err, true)
 	}
 	samples, err := s.stream(ctx, src, rate, dog, out)
 	stats.Audio = duration(samples, rate)
@@ -167,7 +167,7 @@ func (s *Synthesizer) Synthesize(ctx context.Context, r tts.Request, rate int, o
 	case errors.As(err, &oe):
 		return stats, oe.err
 	case err != nil:
-		return stats, failed(ctx, run, err)
+		return stats, s.failed(ctx, run, err, true)
 	case samples == 0:
 		return stats, fmt.Errorf("%w: the answer has no audio", tts.ErrUnavailable)
 	}
@@ -180,7 +180,8 @@ func (s *Synthesizer) Synthesize(ctx context.Context, r tts.Request, rate int, o
 func (s *Synthesizer) send(ctx, run context.Context, r tts.Request, rate int) (*http.Response, error) {
 	for {
 		asked := s.askRate(rate)
-		req, err := http.NewRequestWithContext(run, http.MethodPost, s.endpoint, bytes.NewReader(s.body(r, asked)))
+		traced, sent := apierr.Trace(run)
+		req, err := http.NewRequestWithContext(traced, http.MethodPost, s.endpoint, bytes.NewReader(s.body(r, asked)))
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", tts.ErrUnavailable, err)
 		}
@@ -190,26 +191,27 @@ func (s *Synthesizer) send(ctx, run context.Context, r tts.Request, rate int) (*
 		}
 		resp, err := s.http.Do(req)
 		if err != nil {
-			return nil, failed(ctx, run, err)
+			return nil, s.failed(ctx, run, err, sent())
 		}
 		if resp.StatusCode == http.StatusOK {
 			if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" || strings.HasPrefix(mt, "text/") {
 				msg, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 				resp.Body.Close()
-				return nil, fmt.Errorf("%w: the answer is %s, not audio: %s", tts.ErrUnavailable, mt, apierr.Parse(msg).Message)
+				return nil, fmt.Errorf("%w: the answer is %s, not audio%s", tts.ErrUnavailable, mt, apierr.Quote(apierr.Parse(msg).Message, s.key))
 			}
 			return resp, nil
 		}
 		msg, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 		resp.Body.Close()
 		if err != nil && ctx.Err() != nil {
-			return nil, failed(ctx, run, err)
+			return nil, s.failed(ctx, run, err, true)
 		}
 		e := apierr.Parse(msg)
 		if asked != 0 && refusesRate(resp.StatusCode, e) {
 			if !s.rateRefused.Swap(true) {
+				shown, _ := apierr.Redact(e.Message, s.key)
 				s.log.Info("the speech server refuses sample_rate: asking without it from now on, and resampling what it sends",
-					"tts", "openai", "status", resp.StatusCode, "message", apierr.Redact(e.Message, s.key))
+					"tts", "openai", "status", resp.StatusCode, "message", shown)
 			}
 			continue
 		}
@@ -218,9 +220,10 @@ func (s *Synthesizer) send(ctx, run context.Context, r tts.Request, rate int) (*
 }
 
 // failed explains a request that broke off: the caller's cancel, a
-// timeout, or the network.
-func failed(ctx, run context.Context, err error) error {
-	return apierr.BrokeOff(ctx, run, err, "openai tts", tts.ErrUnavailable)
+// timeout, or the network (sent: whether the request's headers, with the
+// key, went out).
+func (s *Synthesizer) failed(ctx, run context.Context, err error, sent bool) error {
+	return apierr.BrokeOff(ctx, run, err, "openai tts", tts.ErrUnavailable, s.key, sent)
 }
 
 // duration is how long n samples last at rate.
