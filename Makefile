@@ -37,6 +37,12 @@ test: deps lint ## the whole test suite, with the race detector; PostgreSQL too 
 	CGO_ENABLED=0 $(GO) build ./...
 	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 14m $(PKGS)
 
+.PHONY: soak
+soak: export PARLEY_TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
+soak: deps ## tests that need minutes: a minute-long PostgreSQL outage under live and queued calls (PARLEY_TEST_DATABASE_URL, default the local test database)
+	@scripts/test-services.sh
+	PARLEY_SOAK=1 CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 30m -run 'Minute' -v ./cmd/parley/
+
 .PHONY: deps-bench
 deps-bench: ## install what only the benchmarks use too (scripts/bench-packages.txt: prompts, voices)
 	@scripts/deps.sh scripts/packages.txt scripts/bench-packages.txt
