@@ -56,7 +56,7 @@ func (q *Queue) heartbeat(ctx context.Context) {
 // reap ends live calls whose server is gone. At start it also ends this
 // server's own calls from its previous run (SERVER_RESTART) — every live
 // call, when the database is this server's alone. An answered call's far
-// end is sent BYE first (hangUpLost).
+// end is sent BYE first, a ringing one's CANCEL (hangUpLost).
 func (q *Queue) reap(ctx context.Context, starting bool) {
 	for {
 		hungUp := q.hangUpLost(ctx, starting)
@@ -80,10 +80,10 @@ func (q *Queue) reap(ctx context.Context, starting bool) {
 				if q.isRunning(c.ID) {
 					continue // ours and alive: its lease is merely late
 				}
-				answered := c.Status == model.CallInProgress
+				answered := c.Status == model.CallRinging || c.Status == model.CallInProgress // rang: it may have a saved leg
 				if answered && !starting && !hungUp[c.ID] {
 					// Lost since hangUpLost looked: the next pass sends its
-					// BYE first. (Not at start: this server's heartbeat
+					// BYE (or CANCEL) first. (Not at start: this server's heartbeat
 					// would keep such a call's lease alive for ever.)
 					_, err := tx.GetCallDialog(ctx, c.OrgID, c.ID)
 					if err == nil {

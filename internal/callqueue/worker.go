@@ -75,8 +75,10 @@ func (q *Queue) run(ctx context.Context, w *worker) {
 		if c.AgentCallerIDName != nil {
 			req.CallerIDName = *c.AgentCallerIDName
 		}
-		line, err = q.o.Dialer.Dial(ctx, req, func() {
-			q.transition(c, call.Change{To: model.CallRinging})
+		// What cancels the ringing leg is saved with RINGING, so whichever
+		// server ends the call if this one dies can cancel it.
+		line, err = q.o.Dialer.Dial(ctx, req, func(state []byte) {
+			q.write(c.OrgID, c.ID, call.Change{To: model.CallRinging}, state)
 		})
 	}
 	if err != nil {
@@ -209,8 +211,9 @@ func (q *Queue) end(c model.Call, ch call.Change) {
 
 // write applies ch to the stored call in one transaction, holding the row
 // from the read to the write so no other writer's change is lost; with it,
-// dialog (when not nil) is saved as the call's leg, and a final change
-// deletes the saved leg: the call's end is the end of its dialog. A change
+// dialog (when not nil) is saved as the call's leg (the ringing INVITE,
+// then the answered dialog in its place), and a final change deletes the
+// saved leg: the call's end is the end of its dialog. A change
 // to a call that is already final is a race (it ended elsewhere) and writes
 // nothing; any other illegal change is a bug: logged and refused.
 func (q *Queue) write(orgID, id string, ch call.Change, dialog []byte) (model.Call, bool) {
@@ -235,10 +238,12 @@ func (q *Queue) write(orgID, id string, ch call.Change, dialog []byte) (model.Ca
 			return err
 		}
 		switch {
-		case call.IsFinal(c.Status) && before.Status == model.CallInProgress: // only answered calls have one
+		case call.IsFinal(c.Status) && (before.Status == model.CallRinging || before.Status == model.CallInProgress): // only calls that rang have one
 			return tx.DeleteCallDialog(ctx, orgID, id)
 		case dialog != nil:
 			return tx.PutCallDialog(ctx, &model.CallDialog{OrgID: orgID, CallID: id, State: dialog})
+		case c.Status == model.CallInProgress && before.Status == model.CallRinging:
+			return tx.DeleteCallDialog(ctx, orgID, id) // answered with no dialog to save: the ringing INVITE is no longer the leg
 		}
 		return nil
 	})
