@@ -309,3 +309,43 @@ func TestCancelInviteAfterItsStray2xx(t *testing.T) {
 		t.Fatalf("CancelInvite of an INVITE already hung up: %v, want nil at once", err)
 	}
 }
+
+// A 200 that crosses our own CANCEL (the dial was abandoned as the callee
+// answered) ends the dial; its retransmissions, which no transaction
+// takes any more, are answered with ACK and BYE, so the callee is not left
+// talking to nobody.
+func TestAnswerCrossingOurCancelIsHungUp(t *testing.T) {
+	ua := newTestUA(t, nil)
+	far := newFarEnd(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	dialed := make(chan error, 1)
+	go func() {
+		_, err := ua.Dial(ctx, Target{Host: "127.0.0.1", Port: farPort(far), User: "+15552223333", FromUser: "+15550001111"},
+			func(InviteState) { cancel() })
+		dialed <- err
+	}()
+	inv, from := far.request(sip.INVITE)
+	far.answer(inv, from, 180, "Ringing", "far2")
+	c, from := far.request(sip.CANCEL)
+	far.answer(c, from, 200, "OK", "far2")
+	ok := sip.NewResponseFromRequest(inv, 200, "OK", nil)
+	ok.To().Params.Add("tag", "far2")
+	ok.AppendHeader(&sip.ContactHeader{Address: sip.Uri{Scheme: "sip", User: "callee", Host: "127.0.0.1", Port: farPort(far)}})
+	far.send(from, ok)
+	select {
+	case err := <-dialed:
+		if err == nil {
+			t.Fatal("the abandoned dial returned a leg")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the abandoned dial did not end")
+	}
+	far.send(from, ok) // retransmitted: nothing of the dial is left to take it
+	ack, _ := far.request(sip.ACK)
+	bye, byeFrom := far.request(sip.BYE)
+	if ack.CallID().Value() != inv.CallID().Value() || bye.CallID().Value() != inv.CallID().Value() || bye.CSeq().SeqNo != inv.CSeq().SeqNo+1 {
+		t.Errorf("ACK %s / BYE %s, CSeq %s, want the INVITE's Call-ID %s", ack.CallID().Value(), bye.CallID().Value(), bye.CSeq().Value(), inv.CallID().Value())
+	}
+	far.answer(bye, byeFrom, 200, "OK", "")
+	waitFor(t, "the BYE counted", func() bool { h, _, _ := ua.StrayAnswers(); return h == 1 })
+}
