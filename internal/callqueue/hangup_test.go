@@ -128,12 +128,16 @@ func TestLostLegsAreHungUp(t *testing.T) {
 				h.waitStatus(ringing.ID, model.CallRinging)
 				h.crash()
 
-				// Another server's answered call, its lease run out.
+				// Another server's answered call and ringing call, their
+				// leases run out.
 				theirs := h.insertLive("node-b", -time.Minute)
-				if err := st.Update(context.Background(), func(tx store.Tx) error {
-					return tx.PutCallDialog(context.Background(), &model.CallDialog{OrgID: theirs.OrgID, CallID: theirs.ID, State: []byte(`{"leg":"b"}`)})
-				}); err != nil {
-					t.Fatal(err)
+				theirsRinging := h.insertLiveAs("node-b", -time.Minute, model.CallRinging)
+				for c, state := range map[string]string{theirs.ID: `{"leg":"b"}`, theirsRinging.ID: `{"invite":"b"}`} {
+					if err := st.Update(context.Background(), func(tx store.Tx) error {
+						return tx.PutCallDialog(context.Background(), &model.CallDialog{OrgID: theirs.OrgID, CallID: c, State: []byte(state)})
+					}); err != nil {
+						t.Fatal(err)
+					}
 				}
 
 				h.start(withDialer)
@@ -145,6 +149,7 @@ func TestLostLegsAreHungUp(t *testing.T) {
 					{ours, call.CauseServerRestart, `{"leg":"` + ours.ID + `"}`, model.CallInProgress},
 					{ringing, call.CauseServerRestart, `{"invite":"` + ringing.ID + `"}`, model.CallRinging},
 					{theirs, call.CauseLeaseExpired, `{"leg":"b"}`, model.CallInProgress},
+					{theirsRinging, call.CauseLeaseExpired, `{"invite":"b"}`, model.CallRinging},
 				} {
 					got := h.waitPost(w.c.ID)
 					if got.Status != model.CallFailed || *got.HangupCause != w.cause {
