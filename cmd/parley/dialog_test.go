@@ -18,6 +18,14 @@ import (
 func legsToSipp(t *testing.T, s *server, key string, n int) (*siptest.Sipp, []string) {
 	t.Helper()
 	uas := siptest.UAS(t, "uas_answer_wait_bye", siptest.Options{Calls: n, Keys: map[string]string{"audio": "0"}, Timeout: 3 * time.Minute})
+	return uas, callsTo(t, s, key, uas, n, "IN_PROGRESS")
+}
+
+// callsTo makes, on s, an agent calling out through a trunk to the sipp
+// carrier uas, places n calls and waits until all have status; it returns
+// the call ids.
+func callsTo(t *testing.T, s *server, key string, uas *siptest.Sipp, n int, status string) []string {
+	t.Helper()
 	host, portS, _ := strings.Cut(uas.Addr(), ":")
 	port, _ := strconv.Atoi(portS)
 	trunk := s.must(key, 201, "POST", "/v1/sip-trunks", map[string]any{"friendlyName": "sipp", "host": host, "port": port, "transport": "udp"})["data"].(map[string]any)
@@ -27,15 +35,15 @@ func legsToSipp(t *testing.T, s *server, key string, n int) (*siptest.Sipp, []st
 		c := s.must(key, 201, "POST", "/v1/calls", map[string]any{"agentId": agent["id"], "toNumber": fmt.Sprintf("+1415555020%d", i), "fromNumber": "+14155550100"})
 		ids = append(ids, c["data"].(map[string]any)["id"].(string))
 	}
-	eventually(t, fmt.Sprintf("%d calls answered by sipp", n), func() bool {
+	eventually(t, fmt.Sprintf("%d calls %s at sipp", n, status), func() bool {
 		for _, id := range ids {
-			if s.must(key, 200, "GET", "/v1/calls/"+id, nil)["data"].(map[string]any)["status"] != "IN_PROGRESS" {
+			if s.must(key, 200, "GET", "/v1/calls/"+id, nil)["data"].(map[string]any)["status"] != status {
 				return false
 			}
 		}
 		return true
 	})
-	return uas, ids
+	return ids
 }
 
 // kill is SIGKILL: the process writes nothing more, sends no BYE.

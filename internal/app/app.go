@@ -210,6 +210,15 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 				return float64(admitted)
 			}))
 		}
+		for _, result := range []string{"hung_up", "failed", "ignored"} {
+			reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+				Name: "parley_sip_stray_answers_total", ConstLabels: prometheus.Labels{"result": result},
+				Help: "2xx answers to INVITEs no call of this server waits for (sent before a restart): hung up (ACK, then BYE answered), failed (the BYE was not answered) or ignored (a live leg's, not addressed to this server, or too many at once).",
+			}, func() float64 {
+				hungUp, failed, ignored := ua.StrayAnswers()
+				return float64(map[string]uint64{"hung_up": hungUp, "failed": failed, "ignored": ignored}[result])
+			}))
+		}
 	}
 	server := api.New(api.Config{
 		Services: services,

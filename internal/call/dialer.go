@@ -24,8 +24,11 @@ type DialRequest struct {
 type Dialer interface {
 	// Dial places the call and returns once it is answered, with the Line,
 	// or has failed, with a *DialError. ringing is called (at most once)
-	// when the far end rings. Canceling ctx abandons a call not yet answered.
-	Dial(ctx context.Context, req DialRequest, ringing func()) (Line, error)
+	// when the far end rings, with what another server needs to cancel the
+	// call should this one be lost (nil: nothing; see LostLegs), encoded
+	// by the Dialer that alone reads it. Canceling ctx abandons a call not
+	// yet answered.
+	Dial(ctx context.Context, req DialRequest, ringing func(state []byte)) (Line, error)
 }
 
 // Line is an answered call.

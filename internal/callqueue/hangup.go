@@ -12,24 +12,27 @@ import (
 )
 
 const (
-	// byeWait bounds the wait for one lost leg's BYE to be answered: a few
-	// retransmissions over UDP, and never a restart held up for long.
+	// byeWait bounds the wait for one lost leg's BYE (or CANCEL) to be
+	// answered: a few retransmissions over UDP, and never a restart held
+	// up for long.
 	byeWait = 10 * time.Second
-	// byesAtOnce bounds the BYEs in flight.
+	// byesAtOnce bounds the BYEs and CANCELs in flight.
 	byesAtOnce = 32
 )
 
-// lostLeg is an answered call reap is about to end, with its saved dialog.
+// lostLeg is a ringing or answered call reap is about to end, with its
+// saved leg.
 type lostLeg struct {
 	call  model.Call
 	state []byte
 }
 
-// hangUpLost sends BYE on the saved leg of each answered call reap would
-// end now, concurrently (byesAtOnce at a time, each for at most byeWait),
-// and returns the ids of the calls it tried. A BYE that fails is logged:
-// the call ends all the same. Nothing is sent when the Dialer cannot hang
-// up lost legs.
+// hangUpLost ends the saved leg of each ringing or answered call reap
+// would end now (the Dialer sends CANCEL on a ringing leg, BYE on an
+// answered one), concurrently (byesAtOnce at a time, each for at most
+// byeWait), and returns the ids of the calls it tried. A leg that fails to
+// end is logged: the call ends all the same. Nothing is sent when the
+// Dialer cannot hang up lost legs.
 func (q *Queue) hangUpLost(ctx context.Context, starting bool) map[string]bool {
 	ll, ok := q.o.Dialer.(call.LostLegs)
 	if !ok {
@@ -44,7 +47,7 @@ func (q *Queue) hangUpLost(ctx context.Context, starting bool) map[string]bool {
 			return err
 		}
 		for _, c := range lost {
-			if c.Status != model.CallInProgress || q.isRunning(c.ID) {
+			if (c.Status != model.CallRinging && c.Status != model.CallInProgress) || q.isRunning(c.ID) {
 				continue
 			}
 			d, err := tx.GetCallDialog(ctx, c.OrgID, c.ID)
@@ -73,13 +76,17 @@ func (q *Queue) hangUpLost(ctx context.Context, starting bool) map[string]bool {
 			bctx, cancel := context.WithTimeout(ctx, byeWait)
 			defer cancel()
 			log := q.o.Logger.With("call_id", l.call.ID, "org_id", l.call.OrgID)
+			what, counter := "BYE", q.o.Metrics.lostByes
+			if l.call.Status == model.CallRinging {
+				what, counter = "CANCEL", q.o.Metrics.lostCancels
+			}
 			if err := ll.HangUpLost(bctx, l.call, l.state); err != nil {
-				log.Warn("BYE on a lost call's leg failed; the call ends anyway", "err", err)
-				q.o.Metrics.lostByes.WithLabelValues("failed").Inc()
+				log.Warn(what+" on a lost call's leg failed; the call ends anyway", "err", err)
+				counter.WithLabelValues("failed").Inc()
 				return
 			}
-			log.Info("sent BYE on a lost call's leg")
-			q.o.Metrics.lostByes.WithLabelValues("answered").Inc()
+			log.Info("sent " + what + " on a lost call's leg")
+			counter.WithLabelValues("answered").Inc()
 		})
 	}
 	wg.Wait()

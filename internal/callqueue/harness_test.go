@@ -128,13 +128,23 @@ func (h *harness) crash() {
 // insertLive stores an answered call leased by owner until now+lease.
 func (h *harness) insertLive(owner string, lease time.Duration) model.Call {
 	h.t.Helper()
+	return h.insertLiveAs(owner, lease, model.CallInProgress)
+}
+
+// insertLiveAs stores a live call with status (RINGING or IN_PROGRESS)
+// leased by owner until now+lease.
+func (h *harness) insertLiveAs(owner string, lease time.Duration, status string) model.Call {
+	h.t.Helper()
 	now := model.Now()
 	until := now.Add(lease)
 	c := model.Call{
 		ID: model.NewID(), OrgID: h.org.ID, AgentID: h.agent.ID, AgentName: h.agent.Name, Direction: model.Outbound,
-		Status: model.CallInProgress, FromNumber: "+14155550100", ToNumber: "+14155559999", Variables: map[string]any{},
-		Prompt: "P", Transcript: []map[string]any{}, Metrics: map[string]any{}, InitiatedAt: &now, StartedAt: &now,
+		Status: status, FromNumber: "+14155550100", ToNumber: "+14155559999", Variables: map[string]any{},
+		Prompt: "P", Transcript: []map[string]any{}, Metrics: map[string]any{}, InitiatedAt: &now,
 		LeaseOwner: &owner, LeaseExpiresAt: &until, CreatedAt: now, UpdatedAt: now,
+	}
+	if status == model.CallInProgress {
+		c.StartedAt = &now
 	}
 	if err := h.store.Update(context.Background(), func(tx store.Tx) error { return tx.CreateCall(context.Background(), &c) }); err != nil {
 		h.t.Fatal(err)

@@ -68,8 +68,8 @@ func (q *Queue) heartbeat(ctx context.Context) {
 // no worker runs any more (their end could not be written in time). At
 // start it also ends this server's own calls from its previous run
 // (SERVER_RESTART) — every live call, when the database is this server's
-// alone. An answered call's far end is sent BYE first (hangUpLost). It
-// says whether it reached the database.
+// alone. An answered call's far end is sent BYE first, a ringing one's
+// CANCEL (hangUpLost). It says whether it reached the database.
 func (q *Queue) reap(ctx context.Context, starting bool) bool {
 	for {
 		hungUp := q.hangUpLost(ctx, starting)
@@ -93,10 +93,10 @@ func (q *Queue) reap(ctx context.Context, starting bool) bool {
 				if q.isRunning(c.ID) {
 					continue // ours and alive: its lease is merely late
 				}
-				answered := c.Status == model.CallInProgress
+				answered := c.Status == model.CallRinging || c.Status == model.CallInProgress // rang: it may have a saved leg
 				if answered && !starting && !hungUp[c.ID] {
 					// Lost since hangUpLost looked: the next pass sends its
-					// BYE first. (Not at start: this server's heartbeat
+					// BYE (or CANCEL) first. (Not at start: this server's heartbeat
 					// would keep such a call's lease alive for ever.)
 					_, err := tx.GetCallDialog(ctx, c.OrgID, c.ID)
 					if err == nil {

@@ -9,6 +9,8 @@ type Metrics struct {
 	live      prometheus.Gauge
 	queueWait prometheus.Histogram
 	lostByes  *prometheus.CounterVec
+	// lostCancels counts the CANCELs of lost calls' ringing legs.
+	lostCancels *prometheus.CounterVec
 }
 
 // NewMetrics registers the metrics with reg (nil: not registered).
@@ -35,9 +37,13 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "parley_lost_call_byes_total",
 			Help: "BYEs sent on the SIP legs of calls whose server was lost, by result: answered, or failed (no answer, 481, refused).",
 		}, []string{"result"}),
+		lostCancels: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "parley_lost_call_cancels_total",
+			Help: "CANCELs sent on the SIP legs still ringing of calls whose server was lost, by result: answered, or failed (no answer, 481, refused).",
+		}, []string{"result"}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.placed, m.ended, m.live, m.queueWait, m.lostByes)
+		reg.MustRegister(m.placed, m.ended, m.live, m.queueWait, m.lostByes, m.lostCancels)
 	}
 	return m
 }

@@ -32,7 +32,7 @@ func (h *harness) answer(callerID string) (model.Call, *calltest.Line, error) {
 		c.LoopbackCallerID = &callerID
 	}
 	d := &calltest.Dialer{Script: func(call.DialRequest) calltest.Script { return calltest.Script{Answer: true} }}
-	l, err := d.Dial(context.Background(), call.DialRequest{}, func() {})
+	l, err := d.Dial(context.Background(), call.DialRequest{}, func([]byte) {})
 	if err != nil {
 		h.t.Fatal(err)
 	}

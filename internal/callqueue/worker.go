@@ -86,9 +86,11 @@ func (q *Queue) run(ctx context.Context, w *worker) {
 		if c.AgentCallerIDName != nil {
 			req.CallerIDName = *c.AgentCallerIDName
 		}
+		// What cancels the ringing leg is saved with RINGING, so whichever
+		// server ends the call if this one dies can cancel it.
 		var ring ringWrite
-		line, err = q.o.Dialer.Dial(ctx, req, func() {
-			ring.start(func() { q.transition(c, call.Change{To: model.CallRinging}) })
+		line, err = q.o.Dialer.Dial(ctx, req, func(state []byte) {
+			ring.start(func() { q.write(c.OrgID, c.ID, call.Change{To: model.CallRinging}, state) })
 		})
 		ring.wait() // before any later change of the call
 	}
@@ -293,10 +295,12 @@ func (q *Queue) change(ctx context.Context, orgID, id string, ch call.Change, di
 			return err
 		}
 		switch {
-		case call.IsFinal(c.Status) && before.Status == model.CallInProgress: // only answered calls have one
+		case call.IsFinal(c.Status) && (before.Status == model.CallRinging || before.Status == model.CallInProgress): // only calls that rang have one
 			return tx.DeleteCallDialog(ctx, orgID, id)
 		case dialog != nil:
 			return tx.PutCallDialog(ctx, &model.CallDialog{OrgID: orgID, CallID: id, State: dialog})
+		case c.Status == model.CallInProgress && before.Status == model.CallRinging:
+			return tx.DeleteCallDialog(ctx, orgID, id) // answered with no dialog to save: the ringing INVITE is no longer the leg
 		}
 		return nil
 	})

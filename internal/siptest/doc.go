@@ -21,7 +21,8 @@
 // Each scenario's XML comment says its flow and the -key values it reads
 // ([name] in the XML, set through Options.Keys; see Options for the
 // defaults). Server side (UAS): uas_answer_bye, uas_answer_wait_bye,
-// uas_answer_many, uas_auth (407), uas_auth401, uas_busy, uas_reject,
+// uas_answer_late (answers after ringing, a CANCEL crossing its 200 or
+// not), uas_answer_many, uas_auth (407), uas_auth401, uas_busy, uas_reject,
 // uas_ring_forever, uas_refer, uas_talk (a callee streaming speech, as
 // uac_talk below). Client side (UAC): uac_call,
 // uac_call_wait_bye, uac_reject, uac_digest, uac_cancel, uac_refer,

@@ -167,6 +167,18 @@ func (s *Sipp) MediaAddr() string { return fmt.Sprintf("%s:%d", localIP, s.media
 // whole run.
 func (s *Sipp) Messages() string { return s.file("messages.log") }
 
+// SentCount counts the messages sipp sent so far whose first line starts
+// with start ("SIP/2.0 200", "BYE "), from Messages.
+func (s *Sipp) SentCount(start string) int {
+	n := 0
+	for _, m := range parseMessages(s.Messages()) {
+		if !m.received && strings.HasPrefix(m.text, start) {
+			n++
+		}
+	}
+	return n
+}
+
 // Log is what the scenario's <log> actions wrote (its -trace_logs log).
 func (s *Sipp) Log() string { return s.file("logs.log") }
 

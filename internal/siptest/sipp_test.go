@@ -20,7 +20,7 @@ import (
 var covered = []string{
 	"uac_call", "uac_call_wait_bye", "uac_cancel", "uac_digest", "uac_dtmf",
 	"uac_flood", "uac_refer", "uac_reject", "uac_talk",
-	"uas_answer_bye", "uas_answer_many", "uas_answer_wait_bye", "uas_auth",
+	"uas_answer_bye", "uas_answer_late", "uas_answer_many", "uas_answer_wait_bye", "uas_auth",
 	"uas_auth401", "uas_busy", "uas_refer", "uas_reject", "uas_ring_forever",
 	"uas_talk",
 }
@@ -327,6 +327,25 @@ func TestCancelWhileRinging(t *testing.T) {
 				t.Errorf("200 with CSeq %q, want 1 CANCEL", cseq)
 			}
 		}
+	}
+}
+
+// uas_answer_late answers after ringing and waits for the caller's BYE;
+// the caller's ACK ends its 200's retransmissions.
+func TestAnswerLate(t *testing.T) {
+	t.Parallel()
+	uas := UAS(t, "uas_answer_late", Options{Keys: keys("ring", "300")})
+	uac := UAC(t, "uac_call", uas.Addr(), Options{Keys: keys("hold", "200")})
+	mustPass(t, uac, uas)
+	for _, m := range parseMessages(uas.Messages()) {
+		if !m.received && strings.HasPrefix(m.text, "SIP/2.0 200") && strings.Contains(m.text, "application/sdp") {
+			if cseq, _ := header(m.text, "CSeq"); cseq != "1 INVITE" {
+				t.Errorf("the answer's CSeq %q, want 1 INVITE", cseq)
+			}
+		}
+	}
+	if received(uas, "BYE ") == "" {
+		t.Error("no BYE received")
 	}
 }
 

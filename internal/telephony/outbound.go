@@ -15,8 +15,9 @@ import (
 
 // Dial implements call.Dialer: the call goes out through the agent's trunk
 // (or the default trunk), or the loopback trunk when req.Loopback says so,
-// and once answered runs until it ends.
-func (p *Phone) Dial(ctx context.Context, req call.DialRequest, ringing func()) (call.Line, error) {
+// and once answered runs until it ends. ringing gets the INVITE as sent,
+// which cancels it (HangUpLost).
+func (p *Phone) Dial(ctx context.Context, req call.DialRequest, ringing func([]byte)) (call.Line, error) {
 	trunk := Trunk{Transport: model.TransportLoopback}
 	if !req.Loopback {
 		var err error
@@ -29,7 +30,12 @@ func (p *Phone) Dial(ctx context.Context, req call.DialRequest, ringing func()) 
 		return nil, &call.DialError{Cause: call.CauseDialFailed, Message: err.Error()}
 	}
 	t.FromUser, t.FromDisplay = req.FromNumber, req.CallerIDName
-	leg, err := p.UA.Dial(ctx, t, ringing)
+	loopback := trunk.Transport == model.TransportLoopback
+	leg, err := p.UA.Dial(ctx, t, func(st sipua.InviteState) {
+		if ringing != nil {
+			ringing(p.ringingState(loopback, st))
+		}
+	})
 	if err != nil {
 		return nil, dialError(ctx, err)
 	}
@@ -37,7 +43,7 @@ func (p *Phone) Dial(ctx context.Context, req call.DialRequest, ringing func()) 
 	if err != nil {
 		return nil, err
 	}
-	l.loopback = trunk.Transport == model.TransportLoopback
+	l.loopback = loopback
 	return l, nil
 }
 

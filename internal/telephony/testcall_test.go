@@ -171,7 +171,7 @@ func TestLoopbackCallerHeaderMustBeSigned(t *testing.T) {
 		for _, c := range e.calls() {
 			before[c.ID] = true
 		}
-		leg, err := e.ua.Dial(e.ctx, target, func() {})
+		leg, err := e.ua.Dial(e.ctx, target, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

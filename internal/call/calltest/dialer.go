@@ -39,14 +39,17 @@ func (d *Dialer) Dialed() <-chan *Call {
 // Call is one dialed call.
 type Call struct {
 	Req     call.DialRequest
-	ringing func()
+	ringing func([]byte)
 	answer  chan struct{}
 	fail    chan *call.DialError
 	line    *Line
 }
 
-// Ring reports the far end ringing.
-func (c *Call) Ring() { c.ringing() }
+// Ring reports the far end ringing, with nothing to cancel it by.
+func (c *Call) Ring() { c.ringing(nil) }
+
+// RingWith reports the far end ringing, with the state that cancels it.
+func (c *Call) RingWith(state []byte) { c.ringing(state) }
 
 // Answer answers the call; the returned line is the far end's control.
 func (c *Call) Answer() *Line {
@@ -58,9 +61,10 @@ func (c *Call) Answer() *Line {
 func (c *Call) Fail(err *call.DialError) { c.fail <- err }
 
 // Dial implements call.Dialer.
-func (d *Dialer) Dial(ctx context.Context, req call.DialRequest, ringing func()) (call.Line, error) {
+func (d *Dialer) Dial(ctx context.Context, req call.DialRequest, ringing func([]byte)) (call.Line, error) {
+	var once sync.Once
 	c := &Call{
-		Req: req, ringing: sync.OnceFunc(ringing), answer: make(chan struct{}), fail: make(chan *call.DialError, 1),
+		Req: req, ringing: func(state []byte) { once.Do(func() { ringing(state) }) }, answer: make(chan struct{}), fail: make(chan *call.DialError, 1),
 		line: &Line{ended: make(chan struct{}), hangups: make(chan string, 1)},
 	}
 	if d.Script != nil {

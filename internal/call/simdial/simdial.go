@@ -18,7 +18,7 @@ import (
 type None struct{}
 
 // Dial implements call.Dialer.
-func (None) Dial(context.Context, call.DialRequest, func()) (call.Line, error) {
+func (None) Dial(context.Context, call.DialRequest, func([]byte)) (call.Line, error) {
 	return nil, &call.DialError{Cause: call.CauseDialFailed,
 		Message: "no telephony is configured: start parley serve with --dialer (PARLEY_DIALER)"}
 }
@@ -31,8 +31,8 @@ type Simulated struct {
 }
 
 // Dial implements call.Dialer.
-func (s Simulated) Dial(ctx context.Context, req call.DialRequest, ringing func()) (call.Line, error) {
-	ringing()
+func (s Simulated) Dial(ctx context.Context, req call.DialRequest, ringing func([]byte)) (call.Line, error) {
+	ringing(nil) // no far end to cancel
 	select {
 	case <-ctx.Done():
 		return nil, ctx.Err()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/emiago/diago"
 	"github.com/emiago/sipgo/sip"
+	"github.com/google/uuid"
 )
 
 // Target is where and how to place an outbound call.
@@ -46,11 +47,12 @@ func (t Target) uri() sip.Uri {
 }
 
 // Dial places a call and returns the answered leg. ringing is called once
-// on the first 180/183. Errors: *Rejected for a final non-2xx answer,
+// on the first 180/183, with the INVITE as sent: what cancels it from
+// another process (CancelInvite). Errors: *Rejected for a final non-2xx answer,
 // ErrNoAnswer when the ring timeout passed, ctx's error when ctx ended
 // first (a ringing call is canceled), anything else for transport trouble.
 // It waits for Start.
-func (u *UA) Dial(ctx context.Context, t Target, ringing func()) (*Leg, error) {
+func (u *UA) Dial(ctx context.Context, t Target, ringing func(InviteState)) (*Leg, error) {
 	// Before Start, sipgo would bind the listener's port for the INVITE
 	// itself, and Start would then find it taken (a restarted server whose
 	// queued calls dialed at once failed to start so): wait for it.
@@ -80,7 +82,7 @@ func (u *UA) Dial(ctx context.Context, t Target, ringing func()) (*Leg, error) {
 
 var errRingTimeout = errors.New("ring timeout")
 
-func (u *UA) dial(ctx context.Context, t Target, ringing func(), s *slot) (*Leg, error) {
+func (u *UA) dial(ctx context.Context, t Target, ringing func(InviteState), s *slot) (*Leg, error) {
 	transport := strings.ToLower(t.Transport)
 	if transport == "" {
 		transport = "udp"
@@ -95,6 +97,12 @@ func (u *UA) dial(ctx context.Context, t Target, ringing func(), s *slot) (*Leg,
 	if err != nil {
 		return nil, err
 	}
+	// The Call-ID is ours to know before the INVITE leaves: its answers,
+	// even stray ones, are this dial's.
+	callID := sip.CallIDHeader(uuid.NewString())
+	d.InviteRequest.AppendHeader(&callID)
+	u.strays.own(string(callID))
+	defer u.strays.disown(string(callID))
 	var once sync.Once
 	opts := diago.InviteClientOptions{
 		Username: t.Username,
@@ -103,7 +111,9 @@ func (u *UA) dial(ctx context.Context, t Target, ringing func(), s *slot) (*Leg,
 			if res.StatusCode == 180 || res.StatusCode == 183 {
 				once.Do(func() {
 					if ringing != nil {
-						ringing()
+						// The INVITE now carries the Via and CSeq it went
+						// out with (after a digest challenge, the second's).
+						ringing(inviteState(d.InviteRequest))
 					}
 				})
 			}

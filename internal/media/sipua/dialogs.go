@@ -75,11 +75,19 @@ func toTag(h *sip.ToHeader) string {
 	return t
 }
 
-// register makes l findable by in-dialog requests and by Close.
-func (u *UA) register(l *Leg) { u.legs.Store(l.key, l) }
+// register makes l findable by in-dialog requests and by Close, and its
+// Call-ID one whose stray answers are left alone.
+func (u *UA) register(l *Leg) {
+	u.strays.own(l.key.callID)
+	u.legs.Store(l.key, l)
+}
 
 // forget removes l (and only l) from the registry.
-func (u *UA) forget(l *Leg) { u.legs.CompareAndDelete(l.key, l) }
+func (u *UA) forget(l *Leg) {
+	if u.legs.CompareAndDelete(l.key, l) {
+		u.strays.disown(l.key.callID)
+	}
+}
 
 // legFor is the leg an in-dialog request is for.
 func (u *UA) legFor(req *sip.Request) (*Leg, bool) {

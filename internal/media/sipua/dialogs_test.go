@@ -138,7 +138,7 @@ func TestSIPInfoDigitsReachTheRightLoopbackLeg(t *testing.T) {
 func dialThenCancel(t *testing.T, ua *UA) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	_, err := ua.Dial(ctx, target(ua, "+15552223333"), cancel)
+	_, err := ua.Dial(ctx, target(ua, "+15552223333"), func(InviteState) { cancel() })
 	return err
 }
 

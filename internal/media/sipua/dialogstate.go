@@ -86,7 +86,14 @@ func dialogState(d diago.DialogSession) DialogState {
 }
 
 // bye builds the in-dialog BYE; the client adds the Via.
-func (st DialogState) bye() (*sip.Request, error) {
+func (st DialogState) bye() (*sip.Request, error) { return st.request(sip.BYE, st.NextCSeq) }
+
+// ack builds the ACK of the 2xx that established the dialog: the INVITE's
+// CSeq number, the one before NextCSeq (RFC 3261 13.2.2.4).
+func (st DialogState) ack() (*sip.Request, error) { return st.request(sip.ACK, st.NextCSeq-1) }
+
+// request builds an in-dialog request; the client adds the Via.
+func (st DialogState) request(method sip.RequestMethod, seq uint32) (*sip.Request, error) {
 	var target, local, remote sip.Uri
 	for _, u := range []struct {
 		s   string
@@ -96,7 +103,7 @@ func (st DialogState) bye() (*sip.Request, error) {
 			return nil, fmt.Errorf("dialog state: uri %q: %w", u.s, err)
 		}
 	}
-	req := sip.NewRequest(sip.BYE, target)
+	req := sip.NewRequest(method, target)
 	from := &sip.FromHeader{Address: local, Params: sip.NewParams()}
 	from.Params.Add("tag", st.LocalTag)
 	to := &sip.ToHeader{Address: remote, Params: sip.NewParams()}
@@ -108,7 +115,7 @@ func (st DialogState) bye() (*sip.Request, error) {
 	req.AppendHeader(from)
 	req.AppendHeader(to)
 	req.AppendHeader(&callID)
-	req.AppendHeader(&sip.CSeqHeader{SeqNo: st.NextCSeq, MethodName: sip.BYE})
+	req.AppendHeader(&sip.CSeqHeader{SeqNo: seq, MethodName: method})
 	req.AppendHeader(&maxFwd)
 	for _, r := range st.RouteSet {
 		req.AppendHeader(sip.NewHeader("Route", r))
@@ -147,6 +154,12 @@ func (u *UA) EndDialog(ctx context.Context, st DialogState, auth *Credentials) e
 		return ctx.Err()
 	}
 	st.NextCSeq += cseqGap
+	return u.sendBye(ctx, st, auth)
+}
+
+// sendBye sends the BYE of st and waits for its final answer, as EndDialog
+// says.
+func (u *UA) sendBye(ctx context.Context, st DialogState, auth *Credentials) error {
 	req, err := st.bye()
 	if err != nil {
 		return err

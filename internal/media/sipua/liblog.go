@@ -233,11 +233,12 @@ func newLibraryLog(parley *slog.Logger) libraryLog {
 	return libraryLog{slog.New(h)}
 }
 
-// uaOptions give sipgo's transport and transaction layers the logger.
-func (l libraryLog) uaOptions() []sipgo.UserAgentOption {
+// uaOptions give sipgo's transport and transaction layers the logger, and
+// the transaction layer tx too (sipgo keeps one list of those).
+func (l libraryLog) uaOptions(tx ...sip.TransactionLayerOption) []sipgo.UserAgentOption {
 	return []sipgo.UserAgentOption{
 		sipgo.WithUserAgentTransportLayerOptions(sip.WithTransportLayerLogger(l.Logger)),
-		sipgo.WithUserAgentTransactionLayerOptions(sip.WithTransactionLayerLogger(l.Logger)),
+		sipgo.WithUserAgentTransactionLayerOptions(append([]sip.TransactionLayerOption{sip.WithTransactionLayerLogger(l.Logger)}, tx...)...),
 	}
 }
 

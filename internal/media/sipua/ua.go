@@ -73,6 +73,7 @@ type UA struct {
 	pacers *pacers    // send the legs' frames on clock
 
 	started chan struct{} // closed once listening
+	strays  *strays       // answers to INVITEs no transaction waits for (stray.go)
 	// clients send requests outside live dialogs (EndDialog), per transport.
 	clientsMu sync.Mutex
 	clients   map[string]*sipgo.Client
@@ -147,7 +148,9 @@ func New(cfg Config) (*UA, error) {
 		})
 	}
 	libLog := newLibraryLog(cfg.Logger) // sipgo's and diago's own logs
-	uaOpts := append(libLog.uaOptions(), sipgo.WithUserAgent(cfg.UserAgent), sipgo.WithUserAgentHostname(public))
+	var u *UA                           // set below, before anything is heard: Start listens
+	strayAnswer := sip.WithTransactionLayerUnhandledResponseHandler(func(res *sip.Response) { u.strayAnswer(res) })
+	uaOpts := append(libLog.uaOptions(strayAnswer), sipgo.WithUserAgent(cfg.UserAgent), sipgo.WithUserAgentHostname(public))
 	if cfg.TLSAddr != "" {
 		uaOpts = append(uaOpts, sipgo.WithUserAgenTLSConfig(&tls.Config{RootCAs: cfg.TLSRoots, MinVersion: tls.VersionTLS12}))
 	}
@@ -155,9 +158,9 @@ func New(cfg Config) (*UA, error) {
 	if err != nil {
 		return nil, err
 	}
-	u := &UA{cfg: cfg, log: cfg.Logger, ua: ua, host: public, addr: net.JoinHostPort(host, strconv.Itoa(port)),
+	u = &UA{cfg: cfg, log: cfg.Logger, ua: ua, host: public, addr: net.JoinHostPort(host, strconv.Itoa(port)),
 		clock: wallClock{}, pacers: newPacers(wallClock{}), auth: diago.NewDigestServer(), admit: newAdmission(cfg.Admission),
-		started: make(chan struct{})}
+		started: make(chan struct{}), strays: newStrays()}
 	codecs, err := mediaCodecs(cfg.Codecs)
 	if err != nil {
 		return nil, err
@@ -305,6 +308,7 @@ func (u *UA) Close() error {
 	if cancel != nil {
 		cancel()
 	}
+	u.strays.close()
 	u.serving.Wait()
 	u.releaseHolds()
 	u.auth.Close()
