@@ -49,8 +49,8 @@ type idempotent struct {
 // idempotency reads r's Idempotency-Key: nil without one. A bad key, or
 // one already used within the window, is answered here (done true): 400,
 // the first response again, 409 for another body, or 400 for a body that
-// repeats a key. Otherwise the body
-// is read and hashed, and put back for the handler to decode.
+// repeats a key. Otherwise the body is read and hashed, and put back for
+// the handler to decode.
 func (s *Server) idempotency(w http.ResponseWriter, r *http.Request, render func(ctx context.Context, orgID, id string) (any, error)) (k *idempotent, done bool) {
 	values := r.Header.Values(idempotencyHeader)
 	if len(values) == 0 {
