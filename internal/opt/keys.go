@@ -28,6 +28,17 @@ func CheckDuplicateKeys(data []byte) error {
 	return decodeErr(&dups)
 }
 
+// Unmarshal is json.Unmarshal refusing, before v is touched, a key
+// repeated within one object (a *DecodeError, see CheckDuplicateKeys).
+// For JSON from outside that is not a request body: an answer from a
+// customer's server, a model's tool arguments or structured answer.
+func Unmarshal(data []byte, v any) error {
+	if err := CheckDuplicateKeys(data); err != nil {
+		return err
+	}
+	return json.Unmarshal(data, v)
+}
+
 // decodeErr is nil when l is empty, else a *DecodeError of its fields.
 func decodeErr(l *invalid.List) error {
 	if l.Empty() {

@@ -214,3 +214,17 @@ func tokenDuplicates(t *testing.T, data []byte) []string {
 	walk("")
 	return found
 }
+
+func TestUnmarshal(t *testing.T) {
+	var v map[string]any
+	err := Unmarshal([]byte(`{"to_number":"+1","to_number":"+2"}`), &v)
+	if diff := cmp.Diff([]invalid.Field{dup("to_number")}, fieldsOfErr(t, err)); diff != "" || v != nil {
+		t.Errorf("fields (-want +got):\n%s\nv = %v, want untouched", diff, v)
+	}
+	if err := Unmarshal([]byte(`{"a":`), &v); err == nil {
+		t.Error("invalid JSON: no error")
+	}
+	if err := Unmarshal([]byte(`{"a":{"b":1},"c":[{"b":2}]}`), &v); err != nil || len(v) != 2 {
+		t.Errorf("%v, %v", v, err)
+	}
+}
