@@ -137,3 +137,24 @@ func TestDuplicateKeysAreRefusedBeforeIdempotencyKeys(t *testing.T) {
 		t.Errorf("%d calls, want 1", n)
 	}
 }
+
+// An inbound-message receiver that answers a key twice is not obeyed
+// either way: its answer is not JSON Parley reads, and the agent answers
+// on its own, as for any answer not of the shape.
+func TestInboundWebhookAnswerWithDuplicateKeys(t *testing.T) {
+	b := newInboundBench(t, "Let me check.")
+	hook := newReceiver(t)
+	b.createAgent(map[string]any{"messagingConnectionId": b.conn["id"], "messagingConfig": map[string]any{
+		"inboundWebhookUrl": hook.URL + "/sms", "fromNumber": "+14155550100"}})
+	for i, answer := range []string{
+		`{"autoReply": true, "autoReply": false}`,
+		`{"reply": "Maria will call you back.", "r\u0065ply": "Call us."}`,
+		`{"reply": "Maria will call you back.", "meta": {"a": 1, "a": 2}}`,
+	} {
+		hook.set(200, answer)
+		b.text("+14155550199", "+14155550100", "Can she call me?")
+		if out := b.messages("OUTBOUND"); len(out) != i+1 || out[i]["body"] != "Let me check." || out[i]["generatedByLlm"] != true {
+			t.Errorf("%s: replies %v", answer, out)
+		}
+	}
+}
