@@ -1,6 +1,9 @@
 package opt
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // An agent-sized body: typed fields, an array of typed objects and a
 // free-form object, the shape every API create goes through.
@@ -24,6 +27,18 @@ func BenchmarkScan(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := CheckText(benchBody); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// A 1 MiB body repeating a key in each of 70,000 objects: every one is
+// named, in time linear in their number.
+func BenchmarkScanManyDuplicates(b *testing.B) {
+	body := []byte(`{"vars":{"l":[` + strings.TrimSuffix(strings.Repeat(`{"a":1,"a":1},`, 70000), ",") + `]}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := CheckDuplicateKeys(body); len(err.(*DecodeError).Fields) != 70000 {
 			b.Fatal(err)
 		}
 	}

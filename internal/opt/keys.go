@@ -59,6 +59,20 @@ type keySet struct {
 	index map[string]struct{}
 }
 
+// duplicate adds the key at pos to dups, once per path however often it
+// is repeated (a map, not dups.Has: a body may repeat thousands of keys).
+func (s *scanner) duplicate() {
+	at := s.where()
+	if s.reported[at] {
+		return
+	}
+	if s.reported == nil {
+		s.reported = map[string]bool{}
+	}
+	s.reported[at] = true
+	s.dups.Add(at, "%s", duplicateKey)
+}
+
 func (s *scanner) openKeys() keySet { return keySet{base: len(s.seen)} }
 
 // repeated records key as read in the object, and reports whether it was

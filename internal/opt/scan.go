@@ -31,6 +31,8 @@ type scanner struct {
 	seen    [][]byte // the keys read so far of each object open at pos, innermost last
 	keys    []byte   // the text of escaped keys, which seen and path point into; only grows
 	scratch []byte   // the text of the string value being read, reused
+
+	reported map[string]bool // the paths in dups, made at the first
 }
 
 // step is one level of a path: an object's key, or an array's index when
@@ -111,8 +113,8 @@ func (s *scanner) object() {
 			// Written out as sent, it may equal another key's text, so it
 			// is left out of the duplicate check: it is refused anyway.
 			s.text.Add(s.where(), "%s", invalid.KeyProblem(problem))
-		} else if keys.repeated(s, key) && !s.dups.Has(s.where()) {
-			s.dups.Add(s.where(), "%s", duplicateKey)
+		} else if keys.repeated(s, key) {
+			s.duplicate()
 		}
 		s.skipSpace()
 		s.pos++ // ':'
