@@ -59,6 +59,7 @@ func FuzzCreateBodies(f *testing.F) {
 	f.Add(uint8(3), []byte(`{"agentId":"AGENT","toNumber":"+14155550199","fromNumber":"+14155550100","variables":{"k":["v"]},"callerIdName":"Acme"}`))
 	f.Add(uint8(3), []byte(`{"agentId":"AGENT","toNumber":"1e999","skipQueue":true}`))
 	f.Add(uint8(0), []byte(`[`))
+	f.Add(uint8(0), []byte(`{"name":"A","n\u0061me":"B","promptTemplate":"P","defaultVariables":{"k":1,"k":2}}`))
 	f.Fuzz(func(t *testing.T, route uint8, body []byte) {
 		for _, tg := range targets {
 			method, path, _ := strings.Cut(tg.routes[int(route)%len(tg.routes)], " ")

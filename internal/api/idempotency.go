@@ -13,6 +13,7 @@ import (
 
 	"github.com/parley-voice/parley/internal/invalid"
 	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/opt"
 	"github.com/parley-voice/parley/internal/store"
 )
 
@@ -47,8 +48,9 @@ type idempotent struct {
 
 // idempotency reads r's Idempotency-Key: nil without one. A bad key, or
 // one already used within the window, is answered here (done true): 400,
-// the first response again, or 409 for another body. Otherwise the body
-// is read and hashed, and put back for the handler to decode.
+// the first response again, 409 for another body, or 400 for a body that
+// repeats a key. Otherwise the body is read and hashed, and put back for
+// the handler to decode.
 func (s *Server) idempotency(w http.ResponseWriter, r *http.Request, render func(ctx context.Context, orgID, id string) (any, error)) (k *idempotent, done bool) {
 	values := r.Header.Values(idempotencyHeader)
 	if len(values) == 0 {
@@ -60,6 +62,13 @@ func (s *Server) idempotency(w http.ResponseWriter, r *http.Request, render func
 	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
+		writeError(w, r, err)
+		return nil, true
+	}
+	// A body that repeats a key is refused before its key is looked up:
+	// it hashes as the body that keeps the last of them, so it would be
+	// answered as that one was.
+	if err := opt.CheckDuplicateKeys(body); err != nil {
 		writeError(w, r, err)
 		return nil, true
 	}

@@ -234,6 +234,8 @@ func TestGenerateLimits(t *testing.T) {
 		{"empty name", answerOf(t, with(func(g *GeneratedTest) { g.Name = "  " })), `"tests[1].name" is empty`},
 		{"missing rubric", `{"tests":[{"name":"a","script":"b"}]}`, `missing "tests[0].scoringRubric"`},
 		{"extra field", `{"tests":[{"name":"a","script":"b","scoringRubric":"c","variables":{}}]}`, `unexpected field "tests[0].variables"`},
+		{"a key twice", `{"tests":[{"name":"a","script":"b","scoringRubric":"c"},{"name":"d","script":"e","scoringRubric":"f","script":"g"}]}`,
+			`the answer gives a key more than once: "tests[1].script"`},
 		{"script a number", `{"tests":[{"name":"a","script":7,"scoringRubric":"c"}]}`, `"tests[0].script" is not a string`},
 		{"name too long", answerOf(t, with(func(g *GeneratedTest) { g.Name = long(129) })), `"tests[1].name" has 129 characters: at most 128`},
 		{"script too long", answerOf(t, with(func(g *GeneratedTest) { g.Script = long(10001) })), `"tests[1].script" has 10001 characters: at most 10000`},

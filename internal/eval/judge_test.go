@@ -182,6 +182,7 @@ func TestJudgeMalformedTwice(t *testing.T) {
 		{"passed null", `{"passed":null,"reasoning":"ok"}`, `"passed" is not a boolean`},
 		{"reasoning a number", `{"passed":true,"reasoning":1}`, `"reasoning" is not a string`},
 		{"reasoning blank", `{"passed":true,"reasoning":" \n "}`, `"reasoning" is empty`},
+		{"passed twice", `{"passed":false,"reasoning":"It did not confirm.","passed":true}`, `the answer gives a key more than once: "passed"`},
 	} {
 		m := newFakeModel(t, tc.answer, tc.answer)
 		_, err := Judge{LLM: m.client}.Score(t.Context(), rubric, booking)

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/parley-voice/parley/internal/opt"
 	"github.com/parley-voice/parley/internal/provider/llm"
 )
 
@@ -94,10 +96,20 @@ func shorten(s string, n int) string {
 }
 
 // jsonObject decodes doc as one JSON object, keeping its values undecoded.
-// what names doc in the error.
+// what names doc in the error. A key given twice in any of its objects is
+// refused as JSON that does not parse: which of them the model meant is
+// anyone's guess.
 func jsonObject(doc, what string) (map[string]json.RawMessage, error) {
 	if doc == "" {
 		return nil, fmt.Errorf("%s is empty", what)
+	}
+	var dup *opt.DecodeError
+	if errors.As(opt.CheckDuplicateKeys([]byte(doc)), &dup) {
+		names := make([]string, len(dup.Fields))
+		for i, f := range dup.Fields {
+			names[i] = strconv.Quote(f.Name)
+		}
+		return nil, fmt.Errorf("%s gives a key more than once: %s", what, strings.Join(names, ", "))
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(doc), &fields); err != nil {

@@ -11,8 +11,8 @@ import (
 	"github.com/parley-voice/parley/internal/invalid"
 )
 
-// DecodeError is a body that is not JSON, or whose keys are unknown or of
-// the wrong JSON type. It is distinct from *invalid.Error, which is about
+// DecodeError is a body that is not JSON, or whose keys are repeated,
+// unknown or of the wrong JSON type. It is distinct from *invalid.Error, which is about
 // values that break a rule, because the API answers them with different codes.
 type DecodeError struct {
 	Fields []invalid.Field
@@ -25,7 +25,8 @@ func decodeError(field, message string) error {
 }
 
 // Decode reads a JSON object into dst, a pointer to a struct, strictly.
-// A body that is not JSON, or of the wrong shape, is a *DecodeError; text
+// A body that is not JSON, has a key twice in one object at any depth
+// (CheckDuplicateKeys), or is of the wrong shape, is a *DecodeError; text
 // Parley does not store (a NUL, invalid UTF-8 or a lone surrogate in any
 // string or key, see invalid.Text) is an *invalid.Error naming each, and
 // dst is left alone.
@@ -37,16 +38,16 @@ func Decode(data []byte, dst any) error {
 	if !json.Valid(data) {
 		return decodeError("body", "is not valid JSON")
 	}
-	var text invalid.List
-	if checkText(data, &text); !text.Empty() {
+	var text, dups invalid.List
+	if scan(data, &text, &dups); !dups.Empty() {
+		return decodeErr(&dups)
+	}
+	if !text.Empty() {
 		return text.Err()
 	}
 	var l invalid.List
 	decodeValue(data, reflect.ValueOf(dst).Elem(), "", &l)
-	if l.Empty() {
-		return nil
-	}
-	return &DecodeError{Fields: l.Err().(*invalid.Error).Fields}
+	return decodeErr(&l)
 }
 
 var optionalType = reflect.TypeFor[optional]()

@@ -1,6 +1,7 @@
 package opt
 
 import (
+	"bytes"
 	"errors"
 	"testing"
 
@@ -92,8 +93,13 @@ func TestDecodeRejectsNonObjects(t *testing.T) {
 func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{"name":"a","routes":[{"to_number":"+1"}],"warm":{"holdMessage":null}}`))
 	f.Add([]byte(`{"vars":{"a":[{"b":null}]},"ids":["x"]}`))
+	f.Add([]byte(`{"name":"a","n\u0061me":"b","vars":{"x":[{"y":1,"y":2}]}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var r request
-		_ = Decode(data, &r) // must never panic
+		if Decode(data, &r) == nil { // and must never panic
+			if dups := tokenDuplicates(t, bytes.TrimSpace(data)); len(dups) > 0 {
+				t.Fatalf("%q decoded despite duplicate keys %q", data, dups)
+			}
+		}
 	})
 }

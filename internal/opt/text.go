@@ -3,7 +3,6 @@ package opt
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/parley-voice/parley/internal/invalid"
@@ -24,90 +23,19 @@ func CheckText(data []byte) error {
 
 // checkText names every string of a valid JSON document, object keys
 // included, that holds a NUL, invalid UTF-8 or a lone surrogate
-// (invalid.Text). It reads the raw bytes because encoding/json turns
+// (invalid.Text). It reads the raw bytes (scan) because encoding/json turns
 // invalid UTF-8 and lone surrogates into U+FFFD without a word.
 func checkText(data []byte, l *invalid.List) {
-	s := textScanner{data: data, l: l}
-	s.value("")
+	var dups invalid.List
+	scan(data, l, &dups)
 }
 
-type textScanner struct {
-	data []byte
-	pos  int
-	l    *invalid.List
-}
-
-func (s *textScanner) skipSpace() {
-	for s.pos < len(s.data) {
-		switch s.data[s.pos] {
-		case ' ', '\t', '\n', '\r':
-			s.pos++
-		default:
-			return
-		}
-	}
-}
-
-// value reads the value at pos, whose path is path. The document is valid
-// JSON (json.Valid), so the scanner need not check its syntax.
-func (s *textScanner) value(path string) {
-	s.skipSpace()
-	switch s.data[s.pos] {
-	case '{':
-		s.pos++
-		s.skipSpace()
-		if s.data[s.pos] == '}' {
-			s.pos++
-			return
-		}
-		for {
-			s.skipSpace()
-			key, problem := s.str()
-			name := invalid.Join(path, key)
-			if problem != "" {
-				s.l.Add(name, "%s", invalid.KeyProblem(problem))
-			}
-			s.skipSpace()
-			s.pos++ // ':'
-			s.value(name)
-			s.skipSpace()
-			c := s.data[s.pos]
-			s.pos++
-			if c == '}' {
-				return
-			}
-		}
-	case '[':
-		s.pos++
-		s.skipSpace()
-		if s.data[s.pos] == ']' {
-			s.pos++
-			return
-		}
-		for i := 0; ; i++ {
-			s.value(invalid.Index(path, i))
-			s.skipSpace()
-			c := s.data[s.pos]
-			s.pos++
-			if c == ']' {
-				return
-			}
-		}
-	case '"':
-		if _, problem := s.str(); problem != "" {
-			s.l.Add(nameOr(path), "%s", problem)
-		}
-	default: // number, true, false, null
-		for s.pos < len(s.data) && !strings.ContainsRune(",]} \t\n\r", rune(s.data[s.pos])) {
-			s.pos++
-		}
-	}
-}
-
-// str reads the string at pos: its text, with what is refused written out
-// as sent (\u0000, \ud800, \xff) so a bad key can be named, and the first
-// problem found ("" if none).
-func (s *textScanner) str() (text, problem string) {
+// str reads the string at pos and reports the first problem of its text
+// ("" if none). A string sent plain (ASCII, no escape) is returned as a
+// slice of the document; any other is decoded onto dst, what is refused
+// written out as sent (\u0000, \ud800, \xff) so a bad key can be named,
+// and returned as the grown dst, decoded true.
+func (s *scanner) str(dst []byte) (text []byte, decoded bool, problem string) {
 	s.pos++ // opening quote
 	start := s.pos
 	for c := s.data[s.pos]; c != '"' && c != '\\' && c < utf8.RuneSelf; c = s.data[s.pos] {
@@ -115,10 +43,9 @@ func (s *textScanner) str() (text, problem string) {
 	}
 	if s.data[s.pos] == '"' { // plain ASCII: nothing to decode or refuse
 		s.pos++
-		return string(s.data[start : s.pos-1]), ""
+		return s.data[start : s.pos-1], false, ""
 	}
-	var b strings.Builder
-	b.Write(s.data[start:s.pos])
+	dst = append(dst, s.data[start:s.pos]...)
 	note := func(p string) {
 		if problem == "" {
 			problem = p
@@ -129,57 +56,53 @@ func (s *textScanner) str() (text, problem string) {
 		switch {
 		case c == '"':
 			s.pos++
-			return b.String(), problem
+			return dst, true, problem
 		case c == '\\':
-			s.escape(&b, note)
+			var p string
+			dst, p = s.escape(dst)
+			note(p)
 		case c < utf8.RuneSelf:
-			b.WriteByte(c)
+			dst = append(dst, c)
 			s.pos++
 		default:
 			r, size := utf8.DecodeRune(s.data[s.pos:])
 			if r == utf8.RuneError && size == 1 {
 				note(invalid.TextUTF8)
-				fmt.Fprintf(&b, `\x%02x`, c)
+				dst = fmt.Appendf(dst, `\x%02x`, c)
 			} else {
-				b.Write(s.data[s.pos : s.pos+size])
+				dst = append(dst, s.data[s.pos:s.pos+size]...)
 			}
 			s.pos += size
 		}
 	}
 }
 
-// escape reads the escape sequence at pos into b.
-func (s *textScanner) escape(b *strings.Builder, note func(string)) {
+// escape reads the escape sequence at pos onto dst, and what it refuses.
+func (s *scanner) escape(dst []byte) ([]byte, string) {
 	if c := s.data[s.pos+1]; c != 'u' {
-		b.WriteByte(unescape(c))
 		s.pos += 2
-		return
+		return append(dst, unescape(c)), ""
 	}
 	r := s.hex4(s.pos + 2)
 	s.pos += 6
 	switch {
 	case r == 0:
-		note(invalid.TextNUL)
-		b.WriteString(`\u0000`)
+		return append(dst, `\u0000`...), invalid.TextNUL
 	case r >= 0xD800 && r < 0xDC00 && s.pos+6 <= len(s.data) && s.data[s.pos] == '\\' && s.data[s.pos+1] == 'u':
 		lo := s.hex4(s.pos + 2)
 		if lo < 0xDC00 || lo >= 0xE000 {
-			note(invalid.TextSurrogate)
-			fmt.Fprintf(b, `\u%04x`, r) // the next escape is read on its own
-			return
+			return fmt.Appendf(dst, `\u%04x`, r), invalid.TextSurrogate // the next escape is read on its own
 		}
-		b.WriteRune((r-0xD800)<<10 + (lo - 0xDC00) + 0x10000)
 		s.pos += 6
+		return utf8.AppendRune(dst, (r-0xD800)<<10+(lo-0xDC00)+0x10000), ""
 	case r >= 0xD800 && r < 0xE000:
-		note(invalid.TextSurrogate)
-		fmt.Fprintf(b, `\u%04x`, r)
-	default:
-		b.WriteRune(r)
+		return fmt.Appendf(dst, `\u%04x`, r), invalid.TextSurrogate
 	}
+	return utf8.AppendRune(dst, r), ""
 }
 
 // hex4 is the value of the four hex digits at i.
-func (s *textScanner) hex4(i int) rune {
+func (s *scanner) hex4(i int) rune {
 	var r rune
 	for _, c := range s.data[i : i+4] {
 		r <<= 4

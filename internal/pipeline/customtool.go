@@ -3,11 +3,13 @@ package pipeline
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/url"
 	"time"
 	"unicode/utf8"
 
 	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/opt"
 	"github.com/parley-voice/parley/internal/provider/llm"
 	"github.com/parley-voice/parley/internal/webhook"
 )
@@ -55,7 +57,12 @@ func (s *agentSide) callCustomTool(ctx context.Context, t model.CustomTool, args
 	if args == "" {
 		args = "{}"
 	}
-	if err := json.Unmarshal([]byte(args), &parsed); err != nil {
+	if err := opt.Unmarshal([]byte(args), &parsed); err != nil {
+		// A key given twice would reach the tool as the last of them while
+		// the transcript shows both: the model is asked again instead.
+		if dup := (*opt.DecodeError)(nil); errors.As(err, &dup) {
+			return "error: the arguments must give each key once: " + err.Error()
+		}
 		return "error: the arguments must be a JSON object"
 	}
 	var body []byte

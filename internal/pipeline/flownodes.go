@@ -11,6 +11,7 @@ import (
 
 	"github.com/parley-voice/parley/internal/call"
 	"github.com/parley-voice/parley/internal/flow"
+	"github.com/parley-voice/parley/internal/opt"
 	"github.com/parley-voice/parley/internal/provider/llm"
 )
 
@@ -99,7 +100,7 @@ func transitionTarget(calls []llm.ToolCall, offered []choice) string {
 		var a struct {
 			Target string `json:"target"`
 		}
-		if json.Unmarshal([]byte(c.Arguments), &a) == nil && slices.ContainsFunc(offered, func(o choice) bool { return o.target == a.Target }) {
+		if opt.Unmarshal([]byte(c.Arguments), &a) == nil && slices.ContainsFunc(offered, func(o choice) bool { return o.target == a.Target }) {
 			return a.Target
 		}
 	}
@@ -155,7 +156,7 @@ func (s *agentSide) structured(ctx context.Context, name, prompt string, history
 	}, ResponseFormat: &llm.JSONSchema{Name: name, Schema: schema, Strict: true}}, nil)
 	s.metrics.addLLM(res.Usage)
 	if err == nil {
-		err = json.Unmarshal([]byte(unfence(res.Text)), out)
+		err = opt.Unmarshal([]byte(unfence(res.Text)), out)
 	}
 	if err != nil {
 		s.e.log().Warn("flow: no structured answer", "call_id", s.call.ID, "what", name, "err", err)
@@ -258,7 +259,7 @@ func (t *flowTurnRun) callTool(ctx context.Context, n *flow.Node) {
 	if n.ResultVariable != "" {
 		var v any = out
 		var obj map[string]any
-		if json.Unmarshal([]byte(out), &obj) == nil {
+		if opt.Unmarshal([]byte(out), &obj) == nil { // a key given twice: the text as it came
 			v = obj
 		}
 		t.fs.setVar(n.ResultVariable, v)

@@ -2,12 +2,12 @@ package pipeline
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/parley-voice/parley/internal/knowledge"
+	"github.com/parley-voice/parley/internal/opt"
 	"github.com/parley-voice/parley/internal/provider/llm"
 )
 
@@ -106,7 +106,7 @@ func (s *agentSide) searchKnowledge(ctx context.Context, turnID, args string) st
 	var a struct {
 		Query string `json:"query"`
 	}
-	if err := json.Unmarshal([]byte(args), &a); err != nil || strings.TrimSpace(a.Query) == "" {
+	if err := opt.Unmarshal([]byte(args), &a); err != nil || strings.TrimSpace(a.Query) == "" {
 		return `error: give the search as {"query": "refund policy"}`
 	}
 	hits := s.retrieve(ctx, turnID, a.Query, queryToolTimeout)

@@ -2,11 +2,11 @@ package pipeline
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"time"
 
 	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/opt"
 	"github.com/parley-voice/parley/internal/provider/llm"
 )
 
@@ -44,7 +44,7 @@ func messageArg(args string) (body, bad string) {
 	var a struct {
 		Body string `json:"body"`
 	}
-	if err := json.Unmarshal([]byte(args), &a); err != nil || strings.TrimSpace(a.Body) == "" {
+	if err := opt.Unmarshal([]byte(args), &a); err != nil || strings.TrimSpace(a.Body) == "" {
 		return "", `error: give the text as {"body": "..."}`
 	}
 	return a.Body, ""

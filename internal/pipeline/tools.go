@@ -2,12 +2,12 @@ package pipeline
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/parley-voice/parley/internal/call"
 	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/opt"
 	"github.com/parley-voice/parley/internal/provider/llm"
 	"github.com/parley-voice/parley/internal/telephony"
 )
@@ -158,7 +158,7 @@ func digitsArg(args string) (digits, bad string) {
 	var a struct {
 		Digits string `json:"digits"`
 	}
-	if err := json.Unmarshal([]byte(args), &a); err != nil || a.Digits == "" || len(a.Digits) > 32 {
+	if err := opt.Unmarshal([]byte(args), &a); err != nil || a.Digits == "" || len(a.Digits) > 32 {
 		return "", "error: give the keys to press as {\"digits\": \"123#\"}"
 	}
 	return a.Digits, ""
@@ -178,7 +178,7 @@ func (s *agentSide) transferArg(args string) (toNumber, bad string) {
 	var a struct {
 		ToNumber string `json:"to_number"`
 	}
-	if err := json.Unmarshal([]byte(args), &a); err != nil || a.ToNumber == "" {
+	if err := opt.Unmarshal([]byte(args), &a); err != nil || a.ToNumber == "" {
 		return "", `error: give the destination as {"to_number": "+15550001234"}`
 	}
 	for _, rt := range s.agent.TransferRoutes {

@@ -225,7 +225,8 @@ type InboundPayload struct {
 // false takes the thread over (the agent sends nothing; the customer
 // replies through POST /messages when it wants), reply is sent as the
 // agent's answer instead of one the model writes. Any other answer, or
-// none, lets the agent reply on its own.
+// none, lets the agent reply on its own; so does one that gives a key
+// twice in an object (autoReply true then false), as if it were not JSON.
 type InboundAnswer struct {
 	AutoReply *bool   `json:"autoReply"`
 	Reply     *string `json:"reply"`
@@ -300,6 +301,10 @@ func (s *Messages) forward(ctx context.Context, url string, a model.Agent, m mod
 	}
 	if len(strings.TrimSpace(string(r.Body))) > 0 && json.Unmarshal(r.Body, &ans) != nil {
 		return InboundAnswer{}, true // not our shape: an acknowledgement
+	}
+	if err := opt.CheckDuplicateKeys(r.Body); err != nil { // which of them the receiver meant is anyone's guess
+		s.logger().Warn("inbound message: inboundWebhookUrl answered a key twice; the agent replies", "message", m.ID, "error", err)
+		return InboundAnswer{}, true
 	}
 	if err := opt.CheckText(r.Body); err != nil { // a reply no store can keep
 		s.logger().Warn("inbound message: inboundWebhookUrl answered text that cannot be stored; the agent replies", "message", m.ID, "error", err)

@@ -47,6 +47,14 @@ func TestAgentFormRefusesWhatTheAPIRefuses(t *testing.T) {
 	if _, total, _ := e.svc.Agents.List(context.Background(), u.OrgID, store.AgentFilter{Page: store.Page{Number: 1, Size: 10}}); total != 0 {
 		t.Fatalf("%d agents after a refused form", total)
 	}
+	// A JSON field that gives a key twice is refused beside it, as the API
+	// refuses it.
+	p = b.post("/agents", createForm(map[string]string{"defaultVariables": `{"tier": "gold", "tier": "basic"}`}))
+	wantStatus(t, p, http.StatusBadRequest)
+	wantContains(t, p, `id="defaultVariables-error"`, "defaultVariables.tier: duplicate key")
+	if _, total, _ := e.svc.Agents.List(context.Background(), u.OrgID, store.AgentFilter{Page: store.Page{Number: 1, Size: 10}}); total != 0 {
+		t.Fatalf("%d agents after a refused form", total)
+	}
 	// The form's own type errors out of the way, the service's rules speak
 	// with the API's words.
 	p = b.post("/agents", createForm(map[string]string{

@@ -38,6 +38,11 @@ func TestCustomToolForms(t *testing.T) {
 		"schema": {`{"type": "object", "description": "a\u0000b"}`}})
 	wantStatus(t, p, http.StatusBadRequest)
 	wantContains(t, p, `id="schema-error"`)
+	// So is one that gives a key twice, as the API refuses it.
+	p = b.post(base+"/tools", url.Values{"name": {"book_table"}, "webhookUrl": {"https://hooks.example.com/book"},
+		"schema": {`{"type": "object", "properties": {"date": {"type": "string", "type": "number"}}}`}})
+	wantStatus(t, p, http.StatusBadRequest)
+	wantContains(t, p, `id="schema-error"`, "properties.date.type: duplicate key")
 	if tools, _ := e.svc.Agents.Tools(ctx, u.OrgID, a.ID); len(tools) != 0 {
 		t.Fatalf("a refused form stored %+v", tools)
 	}

@@ -48,8 +48,9 @@ func blank[T any](creating bool) opt.Field[T] {
 }
 
 // jsonObject reads a textarea holding a JSON object, refused with refusal
-// when it holds anything else, or escapes (such as \u0000) that decode into
-// text no store keeps.
+// when it holds anything else, a key twice in one of its objects (as the
+// API refuses it), or escapes (such as \u0000) that decode into text no
+// store keeps.
 func (fr *formReader) jsonObject(name, refusal string) opt.Field[map[string]any] {
 	v, ok := fr.raw(name)
 	if !ok {
@@ -61,6 +62,13 @@ func (fr *formReader) jsonObject(name, refusal string) opt.Field[map[string]any]
 	var obj map[string]any
 	if json.Unmarshal([]byte(v), &obj) != nil || obj == nil {
 		fr.problems.Add(name, "%s", refusal)
+		return opt.Field[map[string]any]{}
+	}
+	var dup *opt.DecodeError
+	if errors.As(opt.CheckDuplicateKeys([]byte(v)), &dup) {
+		for _, f := range dup.Fields {
+			fr.problems.Add(name, "%s: %s", f.Name, f.Message)
+		}
 		return opt.Field[map[string]any]{}
 	}
 	var bad *invalid.Error

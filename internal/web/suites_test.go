@@ -119,6 +119,11 @@ func TestSuiteForms(t *testing.T) {
 	p = b.post(base+"/cases", url.Values{"name": {"Party of four"}, "script": {"s"}, "scoringRubric": {"Books it."}, "variables": {`{"name": "A\u0000da"}`}})
 	wantStatus(t, p, http.StatusBadRequest)
 	wantContains(t, p, `id="variables-error"><li>name: `)
+	// A key twice, as the API refuses it.
+	p = b.post(base+"/cases", url.Values{"name": {"Party of four"}, "script": {"s"}, "scoringRubric": {"Books it."},
+		"variables": {`{"party": {"size": 4, "size": 40}}`}})
+	wantStatus(t, p, http.StatusBadRequest)
+	wantContains(t, p, `id="variables-error"><li>party.size: duplicate key`)
 	p = b.post(base+"/cases", url.Values{"name": {"Party of four"}, "scoringRubric": {"Books it."}, "attempts": {"11"}})
 	wantStatus(t, p, http.StatusBadRequest)
 	wantContains(t, p, `id="script-error"`, "is required", `id="attempts-error"`, "must be 1 to 10", `value="Party of four"`)

@@ -3,11 +3,13 @@ package web
 import (
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 
 	"github.com/parley-voice/parley/internal/callqueue"
 	"github.com/parley-voice/parley/internal/invalid"
 	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/opt"
 	"github.com/parley-voice/parley/internal/store"
 )
 
@@ -63,7 +65,11 @@ func (s *Server) startTalk(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var in talkOffer
-	if err := json.NewDecoder(r.Body).Decode(&in); err != nil || invalid.IsBlank(in.SDP) {
+	body, err := io.ReadAll(r.Body) // bounded by ServeHTTP
+	if err == nil {
+		err = opt.Unmarshal(body, &in) // an offer twice is no offer
+	}
+	if err != nil || invalid.IsBlank(in.SDP) {
 		writeJSON(w, http.StatusBadRequest, talkError{"The browser sent no call offer. Reload the page and try again."})
 		return
 	}

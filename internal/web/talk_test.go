@@ -180,6 +180,7 @@ func TestTalkFailuresAreMessages(t *testing.T) {
 		{"offer without audio", &fakeWebCalls{err: invalid.One("sdp", "the offer has no audio")}, `{"sdp":"v=0 offer"}`, http.StatusBadRequest, "the offer has no audio"},
 		{"no offer", &fakeWebCalls{}, `{}`, http.StatusBadRequest, "no call offer"},
 		{"not JSON", &fakeWebCalls{}, `sdp=x`, http.StatusBadRequest, "no call offer"},
+		{"offer twice", &fakeWebCalls{}, `{"sdp":"v=0 offer","sdp":"v=0 other"}`, http.StatusBadRequest, "no call offer"},
 		{"broken phone", &fakeWebCalls{err: context.DeadlineExceeded}, `{"sdp":"v=0 offer"}`, http.StatusInternalServerError, "the server's log says why"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

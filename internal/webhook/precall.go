@@ -53,9 +53,10 @@ func (p PreCallPayload) MarshalJSON() ([]byte, error) {
 //     object. The variables are returned as decoded, values untouched
 //     (numbers as json.Number). An answer without variables, such as {},
 //     is sent with no variables (nil);
-//   - "failed" otherwise (error, timeout, non-2xx, invalid JSON, a body
-//     that is not an object, variables that are not an object, an answer
-//     over 1 MiB), with no variables: the call goes on with its defaults.
+//   - "failed" otherwise (error, timeout, non-2xx, invalid JSON, a key
+//     given twice in one object, a body that is not an object, variables
+//     that are not an object, an answer over 1 MiB), with no variables:
+//     the call goes on with its defaults.
 func (s *Sender) PreCall(ctx context.Context, rawURL, secret string, p PreCallPayload) (map[string]any, string) {
 	if rawURL == "" {
 		return nil, model.WebhookSkipped
@@ -87,6 +88,9 @@ func preCallVariables(r Result) (map[string]any, error) {
 		return nil, fmt.Errorf("%w: larger than %d bytes", ErrResponse, preCallMaxResponse)
 	}
 	var answer map[string]json.RawMessage
+	if err := opt.CheckDuplicateKeys(r.Body); err != nil { // which one counts is anyone's guess
+		return nil, fmt.Errorf("%w: %v", ErrResponse, err)
+	}
 	if err := json.Unmarshal(r.Body, &answer); err != nil || answer == nil {
 		return nil, fmt.Errorf("%w: not a JSON object", ErrResponse)
 	}

@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"reflect"
 	"strings"
@@ -90,6 +91,10 @@ func TestPreCallFailures(t *testing.T) {
 		"NUL in a key":      status(http.StatusOK, `{"variables":{"n\u0000":"A"}}`),
 		"lone surrogate":    status(http.StatusOK, `{"variables":{"a":["\ud800"]}}`),
 		"invalid UTF-8":     status(http.StatusOK, "{\"variables\":{\"a\":\"\xff\"}}"),
+		"variables twice":   status(http.StatusOK, `{"variables":{"a":1},"variables":{"a":2}}`),
+		"a variable twice":  status(http.StatusOK, `{"variables":{"a":1,"b":2,"\u0061":3}}`),
+		"a key twice deep":  status(http.StatusOK, `{"variables":{"a":[{"b":1,"b":2}]}}`),
+		"a key twice aside": status(http.StatusOK, `{"other":{"b":1,"b":2},"variables":{"a":1}}`),
 		"server error":      status(http.StatusInternalServerError, `{"variables":{"a":1}}`),
 		"not found":         status(http.StatusNotFound, `{"variables":{"a":1}}`),
 		"redirect":          status(http.StatusFound, `{"variables":{"a":1}}`),
@@ -119,5 +124,14 @@ func TestPreCallSkipped(t *testing.T) {
 	s := newSender(t, Options{})
 	if vars, status := s.PreCall(t.Context(), "", "whsec_1", inbound); status != model.WebhookSkipped || vars != nil {
 		t.Errorf("%#v, %q; want skipped", vars, status)
+	}
+}
+
+// An answer that gives a key twice is malformed, and the error names the
+// key: the receiver's own reading may keep the first.
+func TestPreCallDuplicateKeyNamed(t *testing.T) {
+	_, err := preCallVariables(Result{Sent: true, Body: []byte(`{"variables":{"tier":"gold","tier":"basic"}}`)})
+	if !errors.Is(err, ErrResponse) || !strings.Contains(err.Error(), "variables.tier: duplicate key") {
+		t.Errorf("err = %v, want ErrResponse naming variables.tier", err)
 	}
 }
