@@ -7,7 +7,7 @@ import (
 
 // apiPaths are served by the JSON API; everything else is the dashboard's.
 func apiPath(p string) bool {
-	return p == "/healthz" || p == "/metrics" || p == "/v1" || strings.HasPrefix(p, "/v1/")
+	return p == "/healthz" || p == "/readyz" || p == "/metrics" || p == "/v1" || strings.HasPrefix(p, "/v1/")
 }
 
 // httpHandler serves the API under /v1 (and /healthz, /metrics) and the
