@@ -96,6 +96,11 @@ func TestEveryOperationDocumentsItsErrors(t *testing.T) {
 		}
 		method, path, _ := strings.Cut(rt.pattern, " ")
 		want := []string{"500"}
+		// Every route but the metrics can answer 503: the database is
+		// unavailable, or the server drains (the probes: their own 503).
+		if rt.pattern != "GET /metrics" {
+			want = append(want, "503")
+		}
 		if !rt.public {
 			want = append(want, "400", "401", "429")
 		}
@@ -310,6 +315,9 @@ func TestContractAcceptsServerShapes(t *testing.T) {
 		"tool name taken": {method: "POST", target: agentPath + "/custom-tools", reqBody: map[string]any{"name": "x"}, status: 409, respBody: problem("conflict")},
 		"unclean path":    {method: "GET", target: "/v1//agents", status: 404, respBody: problem("not_found")},
 		"health":          {method: "GET", target: "/healthz", status: 200, respBody: map[string]any{"status": "ok"}},
+		"unavailable":     {method: "GET", target: agentPath, status: 503, respBody: problem("unavailable"), header: http.Header{"Retry-After": {"5"}}},
+		"ready":           {method: "GET", target: "/readyz", status: 200, respBody: map[string]any{"status": "ready"}},
+		"draining":        {method: "GET", target: "/readyz", status: 503, respBody: map[string]any{"status": "draining"}},
 	}
 	for name, e := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -369,6 +377,10 @@ func TestContractCatchesDrift(t *testing.T) {
 			respBody: map[string]any{"error": map[string]any{"code": "validation_failed", "message": "m"}}},
 		"429 without Retry-After": {method: "GET", target: "/v1/agents", status: 429,
 			respBody: map[string]any{"error": map[string]any{"code": "rate_limited", "message": "m"}}},
+		"503 without Retry-After": {method: "GET", target: "/v1/agents", status: 503,
+			respBody: map[string]any{"error": map[string]any{"code": "unavailable", "message": "m"}}},
+		"readiness in the error shape": {method: "GET", target: "/readyz", status: 503,
+			respBody: map[string]any{"error": map[string]any{"code": "unavailable", "message": "m"}}},
 		"missing X-Request-Id": {method: "GET", target: agentPath, status: 200,
 			respBody: single{presentAgent(full, false)}, header: http.Header{"X-Request-Id": nil}},
 		"accepted request that breaks the document": {method: "POST", target: "/v1/agents", status: 201,

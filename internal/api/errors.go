@@ -32,7 +32,15 @@ const (
 	messageUnauthorized   = "x-api-key header is missing, unknown or revoked"
 	messagePayloadTooBig  = "request body is too large"
 	messageConflictCommon = "the request conflicts with the current state"
+	messageUnavailable    = "the database is unavailable; retry later"
+	messageShuttingDown   = "the server is shutting down; retry later"
 )
+
+// retryAfterUnavailable is the Retry-After of a 503 unavailable, in
+// seconds: long enough for a dropped connection to be made again or a
+// failover to finish, short enough that a client retrying does not wait
+// long (docs/api.md).
+const retryAfterUnavailable = "5"
 
 type errorBody struct {
 	Error errorDetail `json:"error"`
@@ -69,6 +77,10 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		writeProblem(w, http.StatusTooManyRequests, codeRateLimited, limited.Message, nil)
 	case errors.As(err, &noModel):
 		writeProblem(w, http.StatusServiceUnavailable, codeUnavailable, noModel.Message, nil)
+	case errors.Is(err, store.ErrUnavailable):
+		// An outage, not a bug: the client retries, the operator sees /healthz.
+		logger(r).WarnContext(r.Context(), "request failed: database unavailable", "err", err)
+		writeUnavailable(w, messageUnavailable)
 	case errors.Is(err, store.ErrNotFound):
 		writeProblem(w, http.StatusNotFound, codeNotFound, messageNotFound, nil)
 	case errors.Is(err, store.ErrConflict):
@@ -79,6 +91,13 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		logger(r).ErrorContext(r.Context(), "request failed", "err", err)
 		writeProblem(w, http.StatusInternalServerError, codeInternal, messageInternal, nil)
 	}
+}
+
+// writeUnavailable answers 503 unavailable with Retry-After: the request
+// did nothing and may be sent again.
+func writeUnavailable(w http.ResponseWriter, message string) {
+	w.Header().Set("Retry-After", retryAfterUnavailable)
+	writeProblem(w, http.StatusServiceUnavailable, codeUnavailable, message, nil)
 }
 
 func writeProblem(w http.ResponseWriter, status int, code, message string, details []invalid.Field) {

@@ -10,12 +10,14 @@ import (
 // route is one entry of the route table. Routes are authenticated by API key
 // unless public; bodyLimit overrides the default 1 MiB body limit. Only routes
 // marked query read query parameters; any parameter sent to another route is
-// refused, so a typo never goes unnoticed.
+// refused, so a typo never goes unnoticed. Only probes (health, readiness,
+// metrics) are answered while the server drains (Drain).
 type route struct {
 	pattern   string
 	handler   http.Handler
 	public    bool
 	query     bool
+	probe     bool
 	bodyLimit int64
 }
 
@@ -26,8 +28,9 @@ func (s *Server) routes() []route {
 		return route{pattern: pattern, handler: fn, query: true}
 	}
 	return []route{
-		{pattern: "GET /healthz", handler: http.HandlerFunc(s.health), public: true},
-		{pattern: "GET /metrics", handler: s.serveMetrics(), public: true},
+		{pattern: "GET /healthz", handler: http.HandlerFunc(s.health), public: true, probe: true},
+		{pattern: "GET /readyz", handler: http.HandlerFunc(s.ready), public: true, probe: true},
+		{pattern: "GET /metrics", handler: s.serveMetrics(), public: true, probe: true},
 		{pattern: "GET /v1/openapi.yaml", handler: http.HandlerFunc(s.serveOpenAPI), public: true},
 		{pattern: "GET /v1/flow-schema.json", handler: http.HandlerFunc(s.serveFlowSchema), public: true},
 

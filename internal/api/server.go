@@ -6,6 +6,8 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -19,8 +21,11 @@ import (
 // Config is how the API is set up.
 type Config struct {
 	domain.Services
-	// Store is pinged by /healthz.
+	// Store is pinged by /healthz and /readyz.
 	Store store.Store
+	// HealthTimeout bounds their ping, so a database that hangs does not
+	// hang the probes (0: defaultHealthTimeout).
+	HealthTimeout time.Duration
 	// OpenAPI is the contract document served at /v1/openapi.yaml.
 	OpenAPI []byte
 	Logger  *slog.Logger
@@ -50,6 +55,10 @@ type Server struct {
 	orgs    *org.Service
 	// afterCommit is Config.AfterCommit, or a no-op.
 	afterCommit func()
+	// healthTimeout bounds the probes' ping.
+	healthTimeout time.Duration
+	// draining is set by Drain: the server takes no new work.
+	draining atomic.Bool
 }
 
 // New builds the server and its route table.
@@ -63,7 +72,10 @@ func New(c Config) *Server {
 	s := &Server{
 		Services: c.Services, store: c.Store, openapi: c.OpenAPI, log: c.Logger, reg: c.Registry,
 		metrics: newHTTPMetrics(c.Registry), limiter: ratelimit.New(c.RateLimit, c.RateBurst),
-		mux: http.NewServeMux(), orgs: c.Orgs, afterCommit: c.AfterCommit,
+		mux: http.NewServeMux(), orgs: c.Orgs, afterCommit: c.AfterCommit, healthTimeout: c.HealthTimeout,
+	}
+	if s.healthTimeout <= 0 {
+		s.healthTimeout = defaultHealthTimeout
 	}
 	if s.afterCommit == nil {
 		s.afterCommit = func() {}
@@ -75,6 +87,9 @@ func New(c Config) *Server {
 		}
 		if !rt.query && !rt.public {
 			h = refuseQuery(h)
+		}
+		if !rt.probe {
+			h = s.refuseWhileDraining(h)
 		}
 		limit := int64(maxBody)
 		if rt.bodyLimit > 0 {
@@ -131,15 +146,6 @@ func canonicalPath(p string) bool {
 		}
 	}
 	return true
-}
-
-func (s *Server) health(w http.ResponseWriter, r *http.Request) {
-	if err := s.store.Ping(r.Context()); err != nil {
-		logger(r).ErrorContext(r.Context(), "health check: database does not answer", "err", err)
-		writeProblem(w, http.StatusServiceUnavailable, codeUnavailable, "the database does not answer", nil)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
 func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request) {

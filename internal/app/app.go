@@ -69,6 +69,9 @@ type App struct {
 	// TestRuns drives test runs; serve runs it beside the call queue.
 	TestRuns *eval.Runner
 	Log      *slog.Logger
+
+	// door is HTTP: serve closes it at shutdown.
+	door *door
 }
 
 // sqliteFile is the embedded database's file name inside the data dir.
@@ -230,8 +233,9 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 		st.Close()
 		return nil, fmt.Errorf("dashboard: %w", err)
 	}
+	door := httpHandler(server, dashboard)
 	return &App{Config: c, Store: st, Orgs: services.Orgs, Accounts: services.Accounts, Knowledge: services.KnowledgeBases, Messages: services.Messages, API: server, Queue: services.Queue, Webhooks: hooks,
-		Web: dashboard, HTTP: httpHandler(server, dashboard),
+		Web: dashboard, HTTP: door, door: door,
 		TestRuns: runner, UA: ua, Phone: phone, Registrations: keeper, Engine: engine, Log: log}, nil
 }
 

@@ -12,9 +12,10 @@ import (
 	"time"
 )
 
-// serve runs the HTTP interface until ctx ends, then shuts down in two
-// phases: stop accepting and let in-flight requests finish (bounded by
-// ShutdownTimeout), then close the store.
+// serve runs the HTTP interface until ctx ends, then shuts down in phases:
+// refuse new requests (but the probes: /readyz says draining) and let
+// in-flight ones finish (bounded by ShutdownTimeout), let live calls finish
+// (CallDrain), close HTTP, then close the store.
 func serve(ctx context.Context, c Config, log *slog.Logger, stderr io.Writer) error {
 	// Libraries that log through slog's default (parts of the SIP stack)
 	// write through the server's handler too, not as plain text in between.
@@ -135,19 +136,31 @@ func serve(ctx context.Context, c Config, log *slog.Logger, stderr io.Writer) er
 	log.Info("shutting down: draining in-flight requests", "timeout", c.ShutdownTimeout.String())
 	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.ShutdownTimeout)
 	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
+	// /readyz answers draining from now on, and every other request 503,
+	// until the live calls have finished: a load balancer sees this server
+	// leave while its calls go on.
+	a.API.Drain()
+	if err := a.door.close(shutdownCtx); err != nil {
+		_ = srv.Close()
 		stopRegistrations()
 		stopCalls()
 		<-queueDone
 		return fmt.Errorf("shutdown: %w", err)
 	}
+	stopRegistrations() // no new inbound calls through a registrar while calls drain
+	log.Info("requests drained; stopping calls", "drain", c.CallDrain.String())
+	stopCalls()
+	<-queueDone
+	// Only the probes can be in flight now.
+	closing, closed := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer closed()
+	if err := srv.Shutdown(closing); err != nil {
+		log.Warn("close HTTP", "err", err)
+		_ = srv.Close()
+	}
 	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
-	stopRegistrations() // no new inbound calls through a registrar while calls drain
-	log.Info("HTTP drained; stopping calls", "drain", c.CallDrain.String())
-	stopCalls()
-	<-queueDone
 	<-sweepDone                   // no sweep starts replies while they drain
 	a.Messages.Drain(shutdownCtx) // replies being written get the rest of the shutdown's time
 	log.Info("stopped")

@@ -3,12 +3,14 @@ package telephony
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"time"
 
 	"github.com/parley-voice/parley/internal/call"
 	"github.com/parley-voice/parley/internal/callqueue"
 	"github.com/parley-voice/parley/internal/media/sipua"
 	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/store"
 	"github.com/parley-voice/parley/internal/webhook"
 )
 
@@ -47,8 +49,7 @@ func (p *Phone) Handle(ctx context.Context, in *sipua.Incoming) {
 		_ = in.Reject(ref.code, ref.reason)
 		return
 	case err != nil:
-		log.Error("inbound routing failed", "err", err)
-		_ = in.Reject(500, "Server Internal Error")
+		rejectFailure(in, log, "inbound routing failed", err)
 		return
 	}
 	if orgID == "" && !p.authorized(in, r) {
@@ -86,8 +87,7 @@ func (p *Phone) Handle(ctx context.Context, in *sipua.Incoming) {
 		_ = in.Reject(486, "Busy Here")
 		return
 	case err != nil:
-		log.Error("inbound call not admitted", "err", err)
-		_ = in.Reject(500, "Server Internal Error")
+		rejectFailure(in, log, "inbound call not admitted", err)
 		return
 	}
 	select {
@@ -97,6 +97,24 @@ func (p *Phone) Handle(ctx context.Context, in *sipua.Incoming) {
 		return
 	}
 	<-<-finished
+}
+
+// retryAfterUnavailable is the Retry-After of an INVITE refused while the
+// database is unavailable: the API's 503 says the same (docs/api.md).
+const retryAfterUnavailable = 5 * time.Second
+
+// rejectFailure refuses an INVITE that could not be routed or admitted:
+// 503 Service Unavailable with Retry-After while the database cannot take
+// the work (an outage: the carrier may try again, or another server), 500
+// for anything else (a bug), logged as what failed.
+func rejectFailure(in *sipua.Incoming, log *slog.Logger, what string, err error) {
+	if errors.Is(err, store.ErrUnavailable) {
+		log.Warn(what+": database unavailable", "err", err)
+		_ = in.RejectRetryAfter(503, "Service Unavailable", retryAfterUnavailable)
+		return
+	}
+	log.Error(what, "err", err)
+	_ = in.Reject(500, "Server Internal Error")
 }
 
 // closedChan is an end that has already come.
@@ -143,8 +161,7 @@ func (p *Phone) authenticated(ctx context.Context, in *sipua.Incoming, r route) 
 	}
 	anyAuth, err := p.decoy.authenticating(ctx, p.Store, time.Now())
 	if err != nil {
-		p.log().Error("inbound: do trunks authenticate", "err", err)
-		_ = in.Reject(500, "Server Internal Error")
+		rejectFailure(in, p.log(), "inbound: do trunks authenticate", err)
 		return false
 	}
 	if !anyAuth {

@@ -41,7 +41,12 @@ var unlimited = Limit{Rate: 1000, Burst: 1000}
 
 func newEnv(t testing.TB, opts ...envOption) *env {
 	t.Helper()
-	st := sqlitetest.Open(t)
+	return newEnvOn(t, sqlitetest.Open(t), opts...)
+}
+
+// newEnvOn is newEnv over st.
+func newEnvOn(t testing.TB, st store.Store, opts ...envOption) *env {
+	t.Helper()
 	box, err := secret.NewBox(bytes.Repeat([]byte{7}, secret.KeySize))
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"html/template"
 	"io/fs"
@@ -80,11 +81,26 @@ func (s *Server) renderError(w http.ResponseWriter, r *http.Request, status int,
 	s.render(w, r, status, "error", http.StatusText(status), "", message)
 }
 
-// fail answers an unexpected error: logged, never shown.
+// fail answers an unexpected error: logged, never shown. A database that
+// cannot take the work right now is an outage, not a bug: 503, with
+// Retry-After, logged at warn.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, store.ErrUnavailable) {
+		s.log.WarnContext(r.Context(), "dashboard request failed: database unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
+		w.Header().Set("Retry-After", retryAfterUnavailable)
+		s.renderError(w, r, http.StatusServiceUnavailable, messageUnavailable)
+		return
+	}
 	s.log.ErrorContext(r.Context(), "dashboard request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	s.renderError(w, r, http.StatusInternalServerError, "Something went wrong on our side. Try again; if it persists, the server's log says why.")
 }
+
+// What a page says while the database is unavailable, and when to try
+// again (seconds), as the API's 503 does.
+const (
+	messageUnavailable    = "The database is unavailable right now. Nothing was changed; try again in a few seconds."
+	retryAfterUnavailable = "5"
+)
 
 // errNotFound is a lookup that found nothing in the organization.
 var errNotFound = fmt.Errorf("web: %w", store.ErrNotFound)

@@ -98,6 +98,10 @@ func (s *Server) talkFailed(w http.ResponseWriter, r *http.Request, err error) {
 		writeJSON(w, http.StatusConflict, talkError{"This call cannot start: " + conflict.Message + "."})
 	case errors.As(err, &bad):
 		writeJSON(w, http.StatusBadRequest, talkError{"This browser's call offer was refused (" + bad.Error() + "). Try a current Chrome, Firefox or Safari."})
+	case errors.Is(err, store.ErrUnavailable):
+		s.log.WarnContext(r.Context(), "dashboard web call failed: database unavailable", "path", r.URL.Path, "err", err)
+		w.Header().Set("Retry-After", retryAfterUnavailable)
+		writeJSON(w, http.StatusServiceUnavailable, talkError{messageUnavailable})
 	default:
 		s.log.ErrorContext(r.Context(), "dashboard web call failed", "path", r.URL.Path, "err", err)
 		writeJSON(w, http.StatusInternalServerError, talkError{"Something went wrong on our side. Try again; if it persists, the server's log says why."})

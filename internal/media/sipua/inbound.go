@@ -3,7 +3,9 @@ package sipua
 import (
 	"context"
 	"errors"
+	"math"
 	"net/netip"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -56,6 +58,17 @@ func (in *Incoming) Reject(code int, reason string) error {
 	in.refused = true
 	in.mu.Unlock()
 	return in.d.Respond(code, reason, nil)
+}
+
+// RejectRetryAfter answers the INVITE with a final error response (a 503:
+// the server cannot take the call now) that tells when to try again, in
+// whole seconds (at least 1; RFC 3261 section 20.33).
+func (in *Incoming) RejectRetryAfter(code int, reason string, after time.Duration) error {
+	in.mu.Lock()
+	in.refused = true
+	in.mu.Unlock()
+	secs := max(1, int(math.Ceil(after.Seconds())))
+	return in.d.Respond(code, reason, nil, sip.NewHeader("Retry-After", strconv.Itoa(secs)))
 }
 
 // Authorize checks the INVITE's digest credentials against user and

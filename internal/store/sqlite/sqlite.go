@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/pressly/goose/v3"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -26,6 +27,7 @@ type Option func(*options)
 type options struct {
 	migrate bool
 	readers int
+	busy    time.Duration
 }
 
 // WithoutMigrate opens the database without applying pending migrations.
@@ -40,10 +42,21 @@ func WithReaders(n int) Option {
 	}
 }
 
+// WithBusyTimeout sets how long a statement waits for a lock another
+// process holds on the database before it fails with SQLITE_BUSY
+// (store.ErrUnavailable): default 10 s.
+func WithBusyTimeout(d time.Duration) Option {
+	return func(o *options) {
+		if d > 0 {
+			o.busy = d
+		}
+	}
+}
+
 // Open opens (creating if needed) the database file at path and, unless
 // WithoutMigrate is given, applies pending migrations.
 func Open(ctx context.Context, path string, opts ...Option) (*sqlstore.Store, error) {
-	o := options{migrate: true, readers: 4}
+	o := options{migrate: true, readers: 4, busy: 10 * time.Second}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -62,7 +75,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*sqlstore.Store, er
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
 
-	writer, err := sql.Open("sqlite", dsn(path, false))
+	writer, err := sql.Open("sqlite", dsn(path, false, o.busy))
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("open sqlite %s: %w", path, err), cleanup())
 	}
@@ -78,7 +91,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*sqlstore.Store, er
 			return nil, errors.Join(fmt.Errorf("open sqlite %s: %w", path, err), writer.Close(), cleanup())
 		}
 	}
-	reader, err := sql.Open("sqlite", dsn(path, true))
+	reader, err := sql.Open("sqlite", dsn(path, true, o.busy))
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("open sqlite %s reader: %w", path, err), writer.Close(), cleanup())
 	}
@@ -99,9 +112,9 @@ func Open(ctx context.Context, path string, opts ...Option) (*sqlstore.Store, er
 
 // dsn is the connection string for path: the pragmas every connection needs,
 // and for the writer, immediate transactions.
-func dsn(path string, readOnly bool) string {
+func dsn(path string, readOnly bool, busy time.Duration) string {
 	q := url.Values{}
-	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", max(1, busy.Milliseconds())))
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Add("_pragma", "mmap_size(268435456)")

@@ -17,6 +17,12 @@ type Dialect interface {
 	// Sentinel names the store sentinel a driver error stands for
 	// (store.ErrConflict, store.ErrNotFound), or nil when it stands for none.
 	Sentinel(err error) error
+	// Unavailable reports whether a driver error means the database could
+	// not take the work right now (it cannot be reached, the connection was
+	// lost, it is shutting down, out of connections, busy or full): the same
+	// work may succeed later. The store answers it as store.ErrUnavailable.
+	// A caller's own cancellation is never that.
+	Unavailable(err error) bool
 	// ForUpdate is the clause a SELECT in a write transaction ends with to
 	// lock the rows it returns until the transaction ends, passing over rows
 	// another transaction holds when skipLocked; "" for an engine whose single

@@ -124,7 +124,7 @@ func (c *committer) commit(group []*commitRequest) {
 	sqlTx, err := c.db.BeginTx(context.Background(), nil)
 	if err != nil {
 		for _, r := range live {
-			r.err = fmt.Errorf("begin transaction: %w", err)
+			r.err = wrap(c.d, err, "begin transaction")
 		}
 		return
 	}
@@ -136,7 +136,7 @@ func (c *committer) commit(group []*commitRequest) {
 	for _, r := range live {
 		if !alone {
 			if _, err := sqlTx.Exec("SAVEPOINT member"); err != nil {
-				broken = fmt.Errorf("savepoint: %w", err)
+				broken = wrap(c.d, err, "savepoint")
 				break
 			}
 		}
@@ -149,12 +149,17 @@ func (c *committer) commit(group []*commitRequest) {
 		}
 		if r.err != nil {
 			if _, err := sqlTx.Exec("ROLLBACK TO member"); err != nil {
-				broken = fmt.Errorf("roll back to savepoint: %w", err)
+				broken = wrap(c.d, err, "roll back to savepoint")
+				if errors.Is(r.err, store.ErrUnavailable) {
+					// SQLite ends the whole transaction on a full disk or an
+					// I/O error: the group's other writes are lost to it too.
+					broken = fmt.Errorf("%w (%v)", r.err, broken)
+				}
 				break
 			}
 		}
 		if _, err := sqlTx.Exec("RELEASE member"); err != nil {
-			broken = fmt.Errorf("release savepoint: %w", err)
+			broken = wrap(c.d, err, "release savepoint")
 			break
 		}
 	}
@@ -178,7 +183,7 @@ func (c *committer) commit(group []*commitRequest) {
 	if err := sqlTx.Commit(); err != nil {
 		for _, r := range live {
 			if r.err == nil {
-				r.err = fmt.Errorf("commit: %w", err)
+				r.err = wrap(c.d, err, "commit")
 			}
 		}
 	}

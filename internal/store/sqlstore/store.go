@@ -71,7 +71,7 @@ func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
 func (s *Store) run(ctx context.Context, db *sql.DB, opts *sql.TxOptions, fn func(store.Tx) error) error {
 	sqlTx, err := db.BeginTx(ctx, opts)
 	if err != nil {
-		return fmt.Errorf("begin transaction: %w", err)
+		return wrap(s.cfg.Dialect, err, "begin transaction")
 	}
 	defer func() {
 		if p := recover(); p != nil {
@@ -86,7 +86,7 @@ func (s *Store) run(ctx context.Context, db *sql.DB, opts *sql.TxOptions, fn fun
 		return err
 	}
 	if err := sqlTx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
+		return wrap(s.cfg.Dialect, err, "commit")
 	}
 	return nil
 }
@@ -97,11 +97,11 @@ func (s *Store) Engine() string { return s.cfg.Dialect.Engine() }
 // Ping checks that both pools answer.
 func (s *Store) Ping(ctx context.Context) error {
 	if err := s.cfg.Writer.PingContext(ctx); err != nil {
-		return fmt.Errorf("ping %s: %w", s.Engine(), err)
+		return wrap(s.cfg.Dialect, err, "ping "+s.Engine())
 	}
 	if s.cfg.Reader != s.cfg.Writer {
 		if err := s.cfg.Reader.PingContext(ctx); err != nil {
-			return fmt.Errorf("ping %s reader: %w", s.Engine(), err)
+			return wrap(s.cfg.Dialect, err, "ping "+s.Engine()+" reader")
 		}
 	}
 	return nil

@@ -64,9 +64,10 @@ func (t *tx) detach(ctx context.Context) context.Context {
 }
 
 // fail wraps err with what was being done, naming the sentinel it stands for:
-// no row is ErrNotFound, and the dialect recognises conflicts and dangling
-// references. The driver's message is kept as text, not as a wrapped error, so
-// errors.Is sees only the sentinel.
+// no row is ErrNotFound, and the dialect recognises conflicts, dangling
+// references and a database that cannot take the work (ErrUnavailable). The
+// driver's message is kept as text, not as a wrapped error, so errors.Is sees
+// only the sentinel.
 func (t *tx) fail(err error, format string, args ...any) error {
 	what := fmt.Sprintf(format, args...)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -75,7 +76,7 @@ func (t *tx) fail(err error, format string, args ...any) error {
 	if s := t.d.Sentinel(err); s != nil {
 		return fmt.Errorf("%s: %w: %v", what, s, err)
 	}
-	return fmt.Errorf("%s: %w", what, err)
+	return wrap(t.d, err, what)
 }
 
 // notFound is the error for a lookup that cannot match before it runs.
