@@ -2,20 +2,20 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	neturl "net/url"
 	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib"
 	_ "modernc.org/sqlite"
+
+	"github.com/parley-voice/parley/internal/store/postgres/pgtest"
 )
 
 // The database going away under a running server (issue 31): calls live
@@ -91,23 +91,15 @@ func pgOutage(t *testing.T, d time.Duration) {
 		t.Skip("PARLEY_TEST_DATABASE_URL unset: needs PostgreSQL")
 	}
 	t.Parallel()
-	admin, dbName, dsn := ownDatabase(t, url)
+	db := pgtest.NewDatabase(t, url)
 	bin := build(t)
-	o := startOutage(t, bin, []string{"PARLEY_DATABASE_URL=" + dsn, "PARLEY_DATA_DIR=" + t.TempDir(), "PARLEY_SECRET_KEY=" + strings.Repeat("ab", 32)})
+	o := startOutage(t, bin, []string{"PARLEY_DATABASE_URL=" + db.URL, "PARLEY_DATA_DIR=" + t.TempDir(), "PARLEY_SECRET_KEY=" + strings.Repeat("ab", 32)})
 
-	exec := func(q string) {
-		t.Helper()
-		if _, err := admin.Exec(q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	exec(`ALTER DATABASE ` + dbName + ` CONNECTION LIMIT 0`)
-	kill := `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '` + dbName + `'`
-	exec(kill)
+	db.Refuse(t) // connections refused, and the open ones killed, mid-transaction too
 	start := time.Now()
 	probed := false
 	for time.Since(start) < d {
-		exec(kill) // connections opened meanwhile by the superuser path, and any left
+		db.Terminate(t)
 		if !probed {
 			o.refused(t, "GET", "/v1/calls", nil)
 			o.refused(t, "POST", "/v1/calls", map[string]any{"agentId": o.agent, "toNumber": "+14155550999", "fromNumber": "+14155550100"})
@@ -118,7 +110,7 @@ func pgOutage(t *testing.T, d time.Duration) {
 		}
 		time.Sleep(time.Second)
 	}
-	exec(`ALTER DATABASE ` + dbName + ` CONNECTION LIMIT -1`)
+	db.Accept(t)
 	o.settles(t)
 }
 
@@ -236,36 +228,4 @@ func (r *countingReceiver) count(id string) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.n[id]
-}
-
-// ownDatabase creates a role without superuser rights (so CONNECTION
-// LIMIT applies to it) and a database it owns, dropped after the test;
-// it returns a superuser connection, the database's name and the role's
-// URL of it.
-func ownDatabase(t *testing.T, url string) (*sql.DB, string, string) {
-	t.Helper()
-	admin, err := sql.Open("pgx", url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	name := fmt.Sprintf("outage_%d", time.Now().UnixNano())
-	for _, q := range []string{`CREATE ROLE ` + name + ` LOGIN`, `CREATE DATABASE ` + name + ` OWNER ` + name} {
-		if _, err := admin.Exec(q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	t.Cleanup(func() {
-		admin.Exec(`ALTER DATABASE ` + name + ` CONNECTION LIMIT -1`)
-		admin.Exec(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '` + name + `'`)
-		admin.Exec(`DROP DATABASE IF EXISTS ` + name + ` WITH (FORCE)`)
-		admin.Exec(`DROP ROLE IF EXISTS ` + name)
-		admin.Close()
-	})
-	u, err := neturl.Parse(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.User = neturl.User(name)
-	u.Path = "/" + name
-	return admin, name, u.String()
 }
