@@ -25,8 +25,8 @@ import (
 	"github.com/parley-voice/parley/internal/knowledge"
 	"github.com/parley-voice/parley/internal/media/sipua"
 	"github.com/parley-voice/parley/internal/model"
-	"github.com/parley-voice/parley/internal/persist"
 	"github.com/parley-voice/parley/internal/org"
+	"github.com/parley-voice/parley/internal/persist"
 	"github.com/parley-voice/parley/internal/pipeline"
 	embedopenai "github.com/parley-voice/parley/internal/provider/embed/openai"
 	"github.com/parley-voice/parley/internal/recording"
@@ -145,6 +145,7 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 	// The writes the call plane and the background work cannot lose are
 	// retried while the database is away (docs/operations.md, "Database outage").
 	writes := &persist.Writer{Store: st, Logger: log, Metrics: persist.NewMetrics(reg)}
+	services.Messages.Writes, services.KnowledgeBases.Writes = writes, writes
 	hooks := webhook.New(webhook.Options{AllowPrivate: c.AllowPrivateWebhooks, Registerer: reg, Logger: log})
 	services.Messages.Webhooks, services.Messages.Secret, services.Messages.Logger = hooks, services.Orgs.WebhookSecret, log
 	services.Messages.Metrics = sms.NewMetrics(reg)
@@ -159,6 +160,7 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 	engine.Knowledge = services.KnowledgeBases
 	engine.Messages = services.Messages
 	engine.LLM = services.Messages.LLM // the one model client, built above
+	engine.Writes = writes
 	d := dialer(c)
 	if c.Dialer == "sip" {
 		if err := loadRecognizer(ctx, engine.STT, log); err != nil { // a broken model refuses to start, not to hear the first caller
@@ -170,6 +172,7 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 			st.Close()
 			return nil, err
 		}
+		phone.Writes = writes
 		d = phone
 	}
 	services.Queue = callqueue.New(callqueue.Options{
@@ -182,12 +185,13 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 	runner.Judge = eval.Judge{LLM: engine.LLM, Model: c.LLMModel}
 	services.TestSuites.Generator = eval.Generator{LLM: engine.LLM, Model: c.LLMModel}
 	runner.Node, runner.LeaseTTL, runner.ReclaimAll, runner.Logger = nodeID(c), c.CallLease, c.DatabaseURL == "", log
+	runner.Writes = writes
 	var keeper *registration.Keeper
 	if phone != nil {
 		keeper = registration.New(registration.Options{
 			Store: st, Box: box, Node: nodeID(c), LeaseTTL: c.CallLease, ClaimAll: c.DatabaseURL == "",
 			Bind:       func(rc sipua.RegistrationConfig) (registration.Binding, error) { return ua.NewRegistration(rc) },
-			MaxBackoff: c.SIPRegisterMaxBackoff, RequestTimeout: c.SIPRegisterTimeout, Logger: log,
+			MaxBackoff: c.SIPRegisterMaxBackoff, RequestTimeout: c.SIPRegisterTimeout, Writes: writes, Logger: log,
 		})
 		for _, state := range []string{model.RegistrationRegistering, model.RegistrationRegistered, model.RegistrationFailed} {
 			reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{

@@ -51,15 +51,23 @@ func (r *Runner) attempt(ctx context.Context, run model.TestRun, a model.TestAtt
 // simulated caller and names its call, in the same transaction, so a
 // crash leaves either nothing or everything needed to place the call.
 // It reports false when the attempt is no longer to be run (the run was
-// canceled) or failed at once.
+// canceled) or failed at once. A start the database does not take is
+// retried; one given up leaves the attempt pending, for the drive to start
+// again at its next look.
 func (r *Runner) start(ctx context.Context, run model.TestRun, a *model.TestAttempt, withCaller bool) bool {
 	var startErr string
-	err := r.Store.Update(ctx, func(tx store.Tx) error {
+	id, tries := a.ID, 0
+	err := r.update(ctx, "test attempt start", func(ctx context.Context, tx store.Tx) error {
+		startErr, tries = "", tries+1
 		cur, err := tx.GetTestRunForUpdate(ctx, run.OrgID, run.ID)
 		if err != nil {
 			return err
 		}
-		i := slices.IndexFunc(cur.Attempts, func(x model.TestAttempt) bool { return x.ID == a.ID })
+		i := slices.IndexFunc(cur.Attempts, func(x model.TestAttempt) bool { return x.ID == id })
+		if cur.Status == model.TestRunRunning && i >= 0 && tries > 1 && cur.Attempts[i].Status == model.AttemptRunning {
+			*a = cur.Attempts[i] // an earlier try committed; its answer was lost
+			return nil
+		}
 		if cur.Status != model.TestRunRunning || i < 0 || cur.Attempts[i].Status != model.AttemptPending {
 			*a = model.TestAttempt{}
 			return nil
@@ -88,11 +96,11 @@ func (r *Runner) start(ctx context.Context, run model.TestRun, a *model.TestAtte
 	switch {
 	case err != nil:
 		if ctx.Err() == nil {
-			r.Logger.Error("test attempt: start", "test_run_id", run.ID, "attempt_id", a.ID, "err", err)
+			r.Logger.Error("test attempt: start", "test_run_id", run.ID, "attempt_id", id, "err", err)
 		}
 		return false
 	case startErr != "":
-		r.finish(ctx, run, a.ID, failed("%s", startErr))
+		r.finish(ctx, run, id, failed("%s", startErr))
 		return false
 	}
 	return a.ID != ""
@@ -228,7 +236,7 @@ func (r *Runner) place(ctx context.Context, run model.TestRun, a model.TestAttem
 // restart cannot go on (the conversation lived in the stopped server).
 func (r *Runner) textAttempt(ctx context.Context, run model.TestRun, a model.TestAttempt) {
 	if a.Status == model.AttemptRunning {
-		r.finish(ctx, run, a.ID, failed("the text conversation was cut by a server restart: run it again"))
+		r.finish(ctx, run, a.ID, failed("the text conversation was cut (a server restart, or its end could not be recorded): run it again"))
 		return
 	}
 	if !r.start(ctx, run, &a, false) {
@@ -279,9 +287,12 @@ func (r *Runner) judge(ctx context.Context, a model.TestAttempt, o outcome) (out
 
 // finish records an attempt's outcome and the run's counters, and deletes
 // its simulated caller (its calls are over). An attempt already final (its
-// run was canceled) keeps what it has.
+// run was canceled, or an earlier try committed without its answer) keeps
+// what it has. A record the database does not take is retried; one given
+// up leaves the attempt running, for the drive to run again (a call
+// attempt is judged anew from its calls).
 func (r *Runner) finish(ctx context.Context, run model.TestRun, id string, o outcome) {
-	err := r.Store.Update(ctx, func(tx store.Tx) error {
+	err := r.update(ctx, "test attempt end", func(ctx context.Context, tx store.Tx) error {
 		cur, err := tx.GetTestRunForUpdate(ctx, run.OrgID, run.ID)
 		if err != nil {
 			return err

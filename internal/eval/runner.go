@@ -9,6 +9,7 @@ import (
 
 	"github.com/parley-voice/parley/internal/invalid"
 	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/persist"
 	"github.com/parley-voice/parley/internal/pipeline"
 	"github.com/parley-voice/parley/internal/store"
 	"github.com/parley-voice/parley/internal/webhook"
@@ -58,7 +59,11 @@ type Runner struct {
 	// ReclaimAll takes every running run at start (SQLite: one server).
 	ReclaimAll bool
 	// Poll is how often an attempt looks at its calls (default 250 ms).
-	Poll   time.Duration
+	Poll time.Duration
+	// Writes lands the runs' writes (an attempt's start and end, a run's
+	// end, a webhook's status): one the database does not take is retried
+	// while this server drives the run. Default: a Writer over Store.
+	Writes *persist.Writer
 	Logger *slog.Logger
 
 	once     sync.Once
@@ -68,7 +73,16 @@ type Runner struct {
 	inFlight map[string]bool // runs whose test_run.completed is being sent
 	sends    sync.WaitGroup  // webhook deliveries
 	base     context.Context // Run's context, for deliveries started outside it (under mu)
+	// statusWrites is the context of the deliveries' status writes,
+	// canceled once shutdown gives up waiting for them (writeGrace).
+	statusWrites context.Context
+	haltStatus   context.CancelFunc
 }
+
+// writeGrace bounds the wait at shutdown for webhook statuses the database
+// does not take: past it they are left unwritten, and the sweep of the
+// next start sends those webhooks again.
+const writeGrace = 10 * time.Second
 
 // Errors a run start is refused with.
 var (
@@ -90,6 +104,10 @@ func (r *Runner) init() {
 		if r.Logger == nil {
 			r.Logger = slog.Default()
 		}
+		if r.Writes == nil {
+			r.Writes = &persist.Writer{Store: r.Store, Logger: r.Logger}
+		}
+		r.statusWrites, r.haltStatus = context.WithCancel(context.Background())
 	})
 }
 
@@ -136,7 +154,7 @@ func (r *Runner) Run(ctx context.Context) {
 	var drives sync.WaitGroup
 	defer func() {
 		drives.Wait()
-		r.sends.Wait()
+		r.awaitSends()
 	}()
 	renew := time.NewTicker(r.LeaseTTL / 3)
 	defer renew.Stop()
@@ -166,6 +184,35 @@ func (r *Runner) Run(ctx context.Context) {
 		case <-r.wake:
 		}
 	}
+}
+
+// awaitSends waits for the webhook deliveries under way, halting their
+// status writes that the database does not take after writeGrace.
+func (r *Runner) awaitSends() {
+	done := make(chan struct{})
+	go func() {
+		r.sends.Wait()
+		close(done)
+	}()
+	grace := time.NewTimer(writeGrace)
+	defer grace.Stop()
+	select {
+	case <-done:
+	case <-grace.C:
+		r.Logger.Warn("shutdown: the database does not take test_run.completed statuses; the next start sends those webhooks again")
+		r.haltStatus()
+		<-done
+	}
+}
+
+// update runs fn in a write transaction until it commits, retrying (with
+// backoff, bounded by the Writer's budget) while the database does not
+// take it; fn gets each try's context. what names the write in logs and
+// metrics.
+func (r *Runner) update(ctx context.Context, what string, fn func(ctx context.Context, tx store.Tx) error) error {
+	return r.Writes.Do(ctx, what, func(ctx context.Context) error {
+		return r.Store.Update(ctx, func(tx store.Tx) error { return fn(ctx, tx) })
+	})
 }
 
 // take claims the runs this server should drive and is not driving yet.
@@ -209,15 +256,30 @@ func (r *Runner) isDriving(id string) bool {
 	return r.driving[id]
 }
 
-// renew extends the leases of the runs this server drives.
+// renew extends the leases of the runs this server drives, and of no
+// other: a run it holds but no longer drives (its end could not be
+// written) lapses, and take picks it up again. A renewal the database
+// does not take is tried again at the next tick, well within the lease.
 func (r *Runner) renew(ctx context.Context) {
+	ids := r.drivingIDs()
 	err := r.Store.Update(ctx, func(tx store.Tx) error {
-		_, err := tx.RenewTestRunLeases(ctx, r.Node, time.Now().Add(r.LeaseTTL))
+		_, err := tx.RenewTestRunLeases(ctx, r.Node, ids, time.Now().Add(r.LeaseTTL))
 		return err
 	})
 	if err != nil && ctx.Err() == nil {
 		r.Logger.Error("test runs: renew leases", "err", err)
 	}
+}
+
+// drivingIDs are the runs with a drive goroutine here, now.
+func (r *Runner) drivingIDs() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ids := make([]string, 0, len(r.driving))
+	for id := range r.driving {
+		ids = append(ids, id)
+	}
+	return ids
 }
 
 // parallelism is how many attempts of a run go at once: as many as the
@@ -240,10 +302,14 @@ func (r *Runner) parallelism(ctx context.Context, run model.TestRun) int {
 // the run. It returns early when the run ends elsewhere (canceled) once
 // its attempts have returned, or when ctx ends.
 func (r *Runner) drive(ctx context.Context, run model.TestRun) {
+	retake := false
 	defer func() {
 		r.mu.Lock()
 		delete(r.driving, run.ID)
 		r.mu.Unlock()
+		if retake {
+			r.Wake()
+		}
 	}()
 	log := r.Logger.With("test_run_id", run.ID, "org_id", run.OrgID)
 	done := make(chan string) // attempt ids, sent by the attempts' goroutines; never closed
@@ -279,7 +345,9 @@ func (r *Runner) drive(ctx context.Context, run model.TestRun) {
 		case cur.Status != model.TestRunRunning:
 			return // canceled: the deferred wait lets its attempts clean up
 		case len(inflight) == 0 && allFinal(cur.Attempts):
-			r.complete(ctx, cur)
+			// An end not written in time lets the run go: its lease is no
+			// longer renewed, and take finds it again.
+			retake = !r.complete(ctx, cur) && ctx.Err() == nil
 			return
 		default:
 			par := r.parallelism(ctx, cur)
@@ -317,12 +385,18 @@ func allFinal(attempts []model.TestAttempt) bool {
 }
 
 // complete ends a run whose attempts are all over and sends
-// test_run.completed.
-func (r *Runner) complete(ctx context.Context, run model.TestRun) {
+// test_run.completed. It says whether the run's end is written (by it or
+// elsewhere); false leaves the run running, for take to drive again.
+func (r *Runner) complete(ctx context.Context, run model.TestRun) bool {
 	var ended model.TestRun
-	err := r.Store.Update(ctx, func(tx store.Tx) (err error) {
+	tries := 0
+	err := r.update(ctx, "test run end", func(ctx context.Context, tx store.Tx) (err error) {
+		tries++
 		if ended, err = tx.GetTestRunForUpdate(ctx, run.OrgID, run.ID); err != nil {
 			return err
+		}
+		if tries > 1 && ended.Status == model.TestRunCompleted {
+			return nil // an earlier try committed; its answer was lost
 		}
 		if ended.Status != model.TestRunRunning || !allFinal(ended.Attempts) {
 			ended = model.TestRun{}
@@ -330,15 +404,21 @@ func (r *Runner) complete(ctx context.Context, run model.TestRun) {
 		}
 		return r.end(ctx, tx, &ended, model.TestRunCompleted, "", model.Now())
 	})
+	if errors.Is(err, store.ErrNotFound) {
+		return true // the suite was deleted
+	}
 	if err != nil {
-		r.Logger.Error("test run: complete", "test_run_id", run.ID, "err", err)
-		return
+		if ctx.Err() == nil {
+			r.Logger.Error("test run: complete", "test_run_id", run.ID, "err", err)
+		}
+		return false
 	}
 	if ended.ID != "" {
 		r.Logger.Info("test run completed", "test_run_id", ended.ID, "org_id", ended.OrgID,
 			"passed", ended.PassedTests, "failed", ended.FailedTests)
 		r.deliver(ended)
 	}
+	return true
 }
 
 // end writes a run's end in tx: its status, counters, and where

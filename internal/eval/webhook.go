@@ -25,8 +25,10 @@ func CompletedBody(run model.TestRun) ([]byte, error) {
 }
 
 // deliver sends test_run.completed for an ended run that has somewhere to
-// send it, in the background, and records how it went. A crash before the
-// record leaves it pending: sweepWebhooks sends it again.
+// send it, in the background, and records how it went. A status the
+// database does not take is retried (persist), so the webhook is not sent
+// twice; a crash before the record, or a status given up, leaves it
+// pending: sweepWebhooks sends it again.
 func (r *Runner) deliver(run model.TestRun) {
 	if r == nil || r.Webhooks == nil || run.WebhookURL == nil || run.WebhookStatus != nil {
 		return
@@ -38,7 +40,7 @@ func (r *Runner) deliver(run model.TestRun) {
 		return
 	}
 	r.inFlight[run.ID] = true
-	base := r.base
+	base, writes := r.base, r.statusWrites
 	r.sends.Add(1)
 	r.mu.Unlock()
 	if base == nil {
@@ -67,9 +69,11 @@ func (r *Runner) deliver(run model.TestRun) {
 				log.Warn("test_run.completed not delivered", "err", res.Err)
 			}
 		}
-		err = r.Store.Update(ctx, func(tx store.Tx) error { return tx.SetTestRunWebhookStatus(ctx, run.OrgID, run.ID, status) })
-		if err != nil {
-			log.Error("test_run.completed: record status", "status", status, "err", err)
+		err = r.update(writes, "test run webhook status", func(ctx context.Context, tx store.Tx) error {
+			return tx.SetTestRunWebhookStatus(ctx, run.OrgID, run.ID, status)
+		})
+		if err != nil && !errors.Is(err, store.ErrNotFound) { // not found: the suite was deleted
+			log.Error("test_run.completed: status not recorded; the sweep sends it again", "status", status, "err", err)
 		}
 	}()
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/persist"
 	"github.com/parley-voice/parley/internal/store"
 )
 
@@ -27,9 +28,13 @@ type Embedder interface {
 
 // index chunks the source, embeds the chunks when an embedder is set and
 // replaces the source's chunks; then it records the outcome on the source.
-// Indexing twice gives the same chunks.
-func (s *Service) index(ctx context.Context, src *model.KnowledgeSource) {
-	ctx, cancel := context.WithTimeout(ctx, indexTimeout)
+// Indexing twice gives the same chunks. With retry (background indexing)
+// a write the database does not take is retried (persist); without (within
+// a request), it is tried once. It says whether the outcome is recorded:
+// false leaves the source pending (no indexedAt, no errorMessage), for the
+// background (AddSource) or the next start (Resume) to index again.
+func (s *Service) index(ctx context.Context, src *model.KnowledgeSource, retry bool) bool {
+	ectx, cancel := context.WithTimeout(ctx, indexTimeout)
 	defer cancel()
 	texts := Split(src.Content)
 	chunks := make([]model.KnowledgeChunk, len(texts))
@@ -38,7 +43,7 @@ func (s *Service) index(ctx context.Context, src *model.KnowledgeSource) {
 	}
 	var failure error
 	if s.Embedder != nil && len(texts) > 0 {
-		vectors, err := s.Embedder.Embed(ctx, texts)
+		vectors, err := s.Embedder.Embed(ectx, texts)
 		switch {
 		case err != nil:
 			failure = fmt.Errorf("embedding failed: %w", err)
@@ -50,13 +55,25 @@ func (s *Service) index(ctx context.Context, src *model.KnowledgeSource) {
 			}
 		}
 	}
+	write := func(what string, fn func(ctx context.Context, tx store.Tx) error) error {
+		once := func(ctx context.Context) error {
+			return s.Store.Update(ctx, func(tx store.Tx) error { return fn(ctx, tx) })
+		}
+		if !retry {
+			return once(ctx)
+		}
+		return s.Writes.Do(ctx, what, once)
+	}
 	if failure == nil {
-		failure = s.Store.Update(ctx, func(tx store.Tx) error {
+		failure = write("knowledge chunks", func(ctx context.Context, tx store.Tx) error {
 			return tx.ReplaceKnowledgeChunks(ctx, src.OrgID, src.KnowledgeBaseID, src.ID, chunks)
 		})
+		if failure != nil && !retry && !persist.IsPermanent(failure) {
+			return false // the database is away: the background retries
+		}
 	}
 	if failure != nil && s.stopping() {
-		return // shutting down: left pending, for Resume after the restart
+		return false // shutting down: left pending, for Resume after the restart
 	}
 	now := model.Now()
 	src.UpdatedAt = now
@@ -67,10 +84,14 @@ func (s *Service) index(ctx context.Context, src *model.KnowledgeSource) {
 	} else {
 		src.ErrorMessage, src.IndexedAt = nil, &now
 	}
-	err := s.Store.Update(ctx, func(tx store.Tx) error { return tx.UpdateKnowledgeSource(ctx, src) })
-	if err != nil && !errors.Is(err, store.ErrNotFound) { // deleted meanwhile: nothing to record
-		s.log().Error("knowledge source state not saved", "source_id", src.ID, "err", err)
+	err := write("knowledge source state", func(ctx context.Context, tx store.Tx) error { return tx.UpdateKnowledgeSource(ctx, src) })
+	switch {
+	case err == nil || errors.Is(err, store.ErrNotFound): // deleted meanwhile: nothing to record
+		return true
+	case retry:
+		s.log().Error("knowledge source state not saved: it stays pending, for the next start to index again", "source_id", src.ID, "err", err)
 	}
+	return false
 }
 
 // indexLater indexes the source on a background goroutine that Close
@@ -79,7 +100,7 @@ func (s *Service) indexLater(src model.KnowledgeSource) {
 	s.tasks.Add(1)
 	go func() {
 		defer s.tasks.Done()
-		s.index(s.background(), &src)
+		s.index(s.background(), &src, true)
 	}()
 }
 
@@ -122,7 +143,7 @@ func (s *Service) Resume(ctx context.Context) error {
 			if s.stopping() {
 				return
 			}
-			s.index(s.background(), &pending[i])
+			s.index(s.background(), &pending[i], true)
 		}
 	}()
 	return nil

@@ -14,6 +14,7 @@ import (
 	"github.com/parley-voice/parley/internal/invalid"
 	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/opt"
+	"github.com/parley-voice/parley/internal/persist"
 	"github.com/parley-voice/parley/internal/store"
 )
 
@@ -63,7 +64,10 @@ type Service struct {
 	// Embedder, when set, embeds chunks and queries: retrieval is then
 	// hybrid (full text and vectors, fused).
 	Embedder Embedder
-	Logger   *slog.Logger
+	// Writes retries background indexing's writes while the database does
+	// not take them (nil: the defaults of persist).
+	Writes *persist.Writer
+	Logger *slog.Logger
 
 	tasks  sync.WaitGroup // background indexing
 	once   sync.Once

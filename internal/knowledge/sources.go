@@ -50,8 +50,9 @@ func (in *SourceInput) check() error {
 }
 
 // AddSource stores a text source and indexes it: at once when it is small
-// and no embeddings are needed, in the background otherwise (the source
-// is returned first; its errorMessage tells if indexing failed).
+// and no embeddings are needed (and the database takes the chunks at the
+// first try), in the background otherwise (the source is returned first;
+// its errorMessage tells if indexing failed).
 func (s *Service) AddSource(ctx context.Context, orgID, kbID string, in SourceInput) (model.KnowledgeSource, error) {
 	if err := in.check(); err != nil {
 		return model.KnowledgeSource{}, err
@@ -69,8 +70,10 @@ func (s *Service) AddSource(ctx context.Context, orgID, kbID string, in SourceIn
 		return model.KnowledgeSource{}, err
 	}
 	if s.Embedder == nil && len(src.Content) <= syncIndexLimit {
-		s.index(context.WithoutCancel(ctx), &src)
-		return src, nil
+		indexed := src
+		if s.index(context.WithoutCancel(ctx), &indexed, false) {
+			return indexed, nil
+		}
 	}
 	s.indexLater(src)
 	return src, nil

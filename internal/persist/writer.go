@@ -52,10 +52,12 @@ func Permanent(err error) error {
 }
 
 // IsPermanent says whether no retry can mend err: it was marked Permanent,
-// or it is a store verdict on the data (no such row, a uniqueness rule).
+// it is a store verdict on the data (no such row, a uniqueness rule), or
+// the store was closed (the server is stopping).
 func IsPermanent(err error) bool {
 	var p permanent
-	return errors.As(err, &p) || errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrConflict)
+	return errors.As(err, &p) || errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrConflict) ||
+		errors.Is(err, store.ErrClosed)
 }
 
 // Update runs fn in a write transaction of w's store until it commits; fn

@@ -127,7 +127,7 @@ func TestUpdateRetriesARefusedStatement(t *testing.T) {
 func TestUpdateStopsAtAPermanentError(t *testing.T) {
 	b := setup(t, time.Minute)
 	refused := errors.New("a rule of the domain")
-	for _, err := range []error{persist.Permanent(refused), store.ErrNotFound, store.ErrConflict} {
+	for _, err := range []error{persist.Permanent(refused), store.ErrNotFound, store.ErrConflict, store.ErrClosed} {
 		tries := 0
 		got := b.w.Update(t.Context(), "refused", func(context.Context, store.Tx) error { tries++; return err })
 		if tries != 1 || !errors.Is(got, err) {

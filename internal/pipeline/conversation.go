@@ -75,7 +75,7 @@ func newConversation(e *Engine, l *telephony.Live, tools []model.CustomTool) *co
 		answered = e.now()
 	}
 	t := call.NewTranscript(e.Store, l.Call, answered)
-	t.Now = e.Now
+	t.Now, t.Writes = e.Now, e.Writes
 	rate := l.Rate
 	if rate == 0 {
 		rate = Rate

@@ -9,6 +9,7 @@ import (
 	"github.com/parley-voice/parley/internal/call"
 	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/otlp"
+	"github.com/parley-voice/parley/internal/persist"
 	"github.com/parley-voice/parley/internal/provider/llm"
 	"github.com/parley-voice/parley/internal/provider/stt"
 	"github.com/parley-voice/parley/internal/provider/tts"
@@ -25,10 +26,13 @@ const Rate = 16000
 
 // Engine runs conversations with one set of providers.
 type Engine struct {
-	LLM    llm.Client
-	STT    stt.Recognizer
-	TTS    tts.Synthesizer
-	Store  store.Store
+	LLM   llm.Client
+	STT   stt.Recognizer
+	TTS   tts.Synthesizer
+	Store store.Store
+	// Writes retries the transcript's appends the database does not take
+	// (nil: the defaults of persist).
+	Writes *persist.Writer
 	Logger *slog.Logger
 	// Model is the LLM model ("" = the client's default).
 	Model string

@@ -199,7 +199,7 @@ func (r *reply) transfer(ctx context.Context, toNumber string) (out string, tran
 // transferWith is transfer in mode (cold, warm; "": cold).
 func (r *reply) transferWith(ctx context.Context, toNumber, mode string) (out string, transferred, logged bool) {
 	c := r.c
-	warm := telephony.WarmTransfer{TurnID: r.turnID}
+	warm := telephony.WarmTransfer{TurnID: r.turnID, Record: c.log.append}
 	if mode == telephony.TransferWarm {
 		warm.Speaker = speaker{c.e, c.agent, c.rate}
 		warm.Summary = c.transferSummary(ctx, append(r.base[:len(r.base):len(r.base)], r.added...))

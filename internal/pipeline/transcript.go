@@ -22,6 +22,10 @@ import (
 // the agent's answer, and more so the longer the call. One writer
 // goroutine runs while entries wait, takes all of them in one transaction,
 // and stops when none are left; entries land in the order they were made.
+// A batch the database does not take is retried (call.Transcript, the
+// engine's Writes) while the entries made meanwhile wait behind it; only a
+// batch still refused after the Writer's budget is given up, logged and
+// counted (parley_store_writes_abandoned_total).
 type transcriptLog struct {
 	t   *call.Transcript
 	log *slog.Logger
@@ -57,7 +61,7 @@ func (t *transcriptLog) write() {
 		}
 		t.mu.Unlock()
 		if err := t.t.AppendStamped(context.Background(), batch); err != nil {
-			t.log.Error("transcript entries not written", "call_id", t.t.CallID, "entries", len(batch), "err", err)
+			t.log.Error("transcript entries lost: the database did not take them", "call_id", t.t.CallID, "entries", len(batch), "err", err)
 		}
 	}
 }

@@ -149,7 +149,11 @@ func (s *Messages) handle(ctx context.Context, a model.Agent, m model.Message) {
 var errTakenOver = errors.New("taken over by the inboundWebhookUrl")
 
 // settle records an inbound message as dealt with: nothing owed, and
-// cause (when not nil or errTakenOver) as why it was not answered.
+// cause (when not nil or errTakenOver) as why it was not answered. A
+// record the database does not take is retried (persist): given up, the
+// reply stays owed and the sweep takes it again once its lease is over
+// (settling it if it was answered, answering it again if not, which
+// forwards it to the inboundWebhookUrl a second time).
 func (s *Messages) settle(ctx context.Context, m model.Message, cause error) {
 	m.ReplyDueAt, m.UpdatedAt = nil, model.Now()
 	switch {
@@ -166,8 +170,11 @@ func (s *Messages) settle(ctx context.Context, m model.Message, cause error) {
 		msg := "not answered: " + cause.Error()
 		m.ErrorMessage = &msg
 	}
-	if err := s.Store.Update(context.WithoutCancel(ctx), func(tx store.Tx) error { return tx.UpdateMessage(ctx, &m) }); err != nil {
-		s.logger().Error("inbound message: recording it was dealt with", "message", m.ID, "error", err)
+	err := s.Writes.Do(ctx, "inbound message settled", func(ctx context.Context) error {
+		return s.Store.Update(ctx, func(tx store.Tx) error { return tx.UpdateMessage(ctx, &m) })
+	})
+	if err != nil {
+		s.logger().Error("inbound message: not recorded as dealt with; the sweep takes it again", "message", m.ID, "error", err)
 	}
 }
 

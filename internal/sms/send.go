@@ -13,6 +13,7 @@ import (
 	"github.com/parley-voice/parley/internal/invalid"
 	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/opt"
+	"github.com/parley-voice/parley/internal/persist"
 	"github.com/parley-voice/parley/internal/provider/llm"
 	"github.com/parley-voice/parley/internal/secret"
 	"github.com/parley-voice/parley/internal/sms/twilio"
@@ -60,8 +61,11 @@ type Messages struct {
 	// signed with the organization's Secret (nil: not forwarded).
 	Webhooks *webhook.Sender
 	Secret   func(ctx context.Context, orgID string) (string, error)
-	Logger   *slog.Logger
-	Metrics  *Metrics // nil: none
+	// Writes retries the record that an inbound text was dealt with while
+	// the database does not take it (nil: the defaults of persist).
+	Writes  *persist.Writer
+	Logger  *slog.Logger
+	Metrics *Metrics // nil: none
 
 	bg background
 }

@@ -10,6 +10,10 @@ var (
 	ErrConflict = errors.New("conflict")
 )
 
+// ErrClosed: the store was closed (the server is stopping); it takes no
+// more work, so a write is not tried again.
+var ErrClosed = errors.New("store closed")
+
 // ErrUnavailable: the database cannot be reached or cannot take the work
 // right now (connection refused or lost, the server shutting down or out of
 // connections, a busy or full disk). The same request may succeed later;

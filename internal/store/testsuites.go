@@ -60,10 +60,12 @@ type TestSuites interface {
 	// PostgreSQL the runs are locked and runs another transaction holds are
 	// passed over, so two nodes never both take a run.
 	RunsToDrive(ctx context.Context, owner string, now time.Time, n int) ([]model.TestRun, error)
-	// RenewTestRunLeases extends until the lease of every running run owned
-	// by owner and returns how many it renewed. It leaves UpdatedAt alone.
-	// An empty owner owns nothing.
-	RenewTestRunLeases(ctx context.Context, owner string, until time.Time) (int, error)
+	// RenewTestRunLeases extends until the lease of those of the runs ids
+	// (across organizations) that are running and owned by owner, and
+	// returns how many it renewed. A server names the runs it drives: a
+	// lease is renewed only for work that is really going on. It leaves
+	// UpdatedAt alone. An empty owner owns nothing.
+	RenewTestRunLeases(ctx context.Context, owner string, ids []string, until time.Time) (int, error)
 	// PendingTestRunWebhooks returns ended runs (not running) that have a
 	// WebhookURL and no WebhookStatus, oldest created first, at most n
 	// (attempts included); locked as RunsToDrive's are.

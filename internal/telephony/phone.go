@@ -10,6 +10,7 @@ import (
 	"github.com/parley-voice/parley/internal/media/sipua"
 	"github.com/parley-voice/parley/internal/media/webrtc"
 	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/persist"
 	"github.com/parley-voice/parley/internal/recording"
 	"github.com/parley-voice/parley/internal/secret"
 	"github.com/parley-voice/parley/internal/store"
@@ -58,7 +59,11 @@ type Phone struct {
 	// over, for the conversation's outcome (its summary above all;
 	// default DefaultPostCallBudget).
 	PostCallBudget time.Duration
-	Logger         *slog.Logger
+	// Writes retries the transcript entries the phone appends itself (a
+	// transfer's, when the conversation does not take it) while the
+	// database does not take them (nil: the defaults of persist).
+	Writes *persist.Writer
+	Logger *slog.Logger
 
 	refusals refusals // recent refusals recorded, per source and number
 	decoy    decoy    // answers INVITEs to unknown numbers as an authenticated trunk would

@@ -36,6 +36,12 @@ type WarmTransfer struct {
 	// TurnID labels the transfer's transcript entry (the conversation's
 	// turn; "" labels it transfer_to_number). Used by cold transfers too.
 	TurnID string
+	// Record adds the transfer's transcript entry to the conversation's
+	// own transcript writer, so it lands in order with the other entries
+	// and a database that is away holds the conversation up no more than
+	// theirs do. nil: the entry is appended here, retried (Phone.Writes)
+	// before Transfer returns. Used by cold transfers too.
+	Record func(entry map[string]any)
 }
 
 // referWait bounds the wait for the far end's NOTIFY after a REFER.
@@ -65,7 +71,7 @@ func (l *Live) Transfer(ctx context.Context, number, mode string, warm WarmTrans
 	if err != nil {
 		out = "transfer failed: " + err.Error()
 	}
-	ln.p.appendTool(l.Call, l.Answered, warm.TurnID, "transfer_to_number", map[string]any{"to_number": number, "mode": modeOrCold(mode)}, out)
+	ln.p.appendTool(l.Call, l.Answered, warm, "transfer_to_number", map[string]any{"to_number": number, "mode": modeOrCold(mode)}, out)
 	return err
 }
 
@@ -183,19 +189,26 @@ func (ln *line) bridge(dest *sipua.Leg, keepRecording bool) {
 	}()
 }
 
-// appendTool adds a tool_call entry to the call's transcript.
-func (p *Phone) appendTool(c model.Call, answered time.Time, turnID, name string, args map[string]any, output string) {
+// appendTool adds a tool_call entry to the call's transcript, through the
+// conversation's writer when it gave one (warm.Record).
+func (p *Phone) appendTool(c model.Call, answered time.Time, warm WarmTransfer, name string, args map[string]any, output string) {
 	argsJSON, _ := json.Marshal(args)
+	turnID := warm.TurnID
 	if turnID == "" {
 		turnID = name
 	}
-	t := call.NewTranscript(p.Store, c, answered)
-	err := t.Append(context.Background(), map[string]any{ // seq: set by the store
+	entry := map[string]any{ // seq: set by the store
 		"role": "tool", "type": "tool_call", "turnId": turnID,
 		"tool":   map[string]any{"name": name, "args": string(argsJSON)},
 		"result": map[string]any{"output": output},
-	})
-	if err != nil {
-		p.log().Error("transcript entry not written", "call_id", c.ID, "tool", name, "err", err)
+	}
+	if warm.Record != nil {
+		warm.Record(entry)
+		return
+	}
+	t := call.NewTranscript(p.Store, c, answered)
+	t.Writes = p.Writes
+	if err := t.Append(context.Background(), entry); err != nil {
+		p.log().Error("transcript entry lost: the database did not take it", "call_id", c.ID, "tool", name, "err", err)
 	}
 }

@@ -15,7 +15,7 @@ import (
 const maxGroup = 128
 
 // errClosed answers an Update that arrives after Close.
-var errClosed = errors.New("store closed")
+var errClosed = store.ErrClosed
 
 // committer runs every Update of a single-writer database (SQLite) on one
 // goroutine, and commits the Updates that queued up while the previous

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/parley-voice/parley/internal/store"
 )
@@ -34,7 +35,8 @@ type Config struct {
 // Store is a store.Store over database/sql.
 type Store struct {
 	cfg    Config
-	commit *committer // nil without GroupCommit
+	commit *committer  // nil without GroupCommit
+	closed atomic.Bool // after Close: work is refused with store.ErrClosed
 }
 
 var _ store.Store = (*Store)(nil)
@@ -69,6 +71,9 @@ func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
 }
 
 func (s *Store) run(ctx context.Context, db *sql.DB, opts *sql.TxOptions, fn func(store.Tx) error) error {
+	if s.closed.Load() {
+		return fmt.Errorf("begin transaction: %w", store.ErrClosed)
+	}
 	sqlTx, err := db.BeginTx(ctx, opts)
 	if err != nil {
 		return wrap(s.cfg.Dialect, err, "begin transaction")
@@ -129,6 +134,7 @@ func (s *Store) DB() *sql.DB { return s.cfg.Writer }
 
 // Close closes both pools.
 func (s *Store) Close() error {
+	s.closed.Store(true)
 	if s.commit != nil {
 		s.commit.close()
 	}

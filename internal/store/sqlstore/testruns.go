@@ -176,22 +176,28 @@ func (t *tx) RunsToDrive(ctx context.Context, owner string, now time.Time, n int
 	return runs, nil
 }
 
-// RenewTestRunLeases moves the lease of owner's running runs to until,
-// leaving updated_at alone: a lease is bookkeeping, not a change to the run.
-func (t *tx) RenewTestRunLeases(ctx context.Context, owner string, until time.Time) (int, error) {
+// RenewTestRunLeases moves the lease of those of ids that owner holds
+// running to until, leaving updated_at alone: a lease is bookkeeping, not a
+// change to the run.
+func (t *tx) RenewTestRunLeases(ctx context.Context, owner string, ids []string, until time.Time) (int, error) {
 	if owner == "" {
 		return 0, nil
 	}
-	res, err := t.exec(ctx, `UPDATE test_runs SET lease_expires_at = ? WHERE lease_owner = ? AND status = '`+model.TestRunRunning+`'`,
-		t.time(until), owner)
-	if err != nil {
-		return 0, t.fail(err, "renew test run leases of %s", owner)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return 0, fmt.Errorf("renew test run leases of %s: rows affected: %w", owner, err)
-	}
-	return int(n), nil
+	renewed := 0
+	err := uuidBatches(ids, func(batch []any, marks string) error {
+		res, err := t.exec(ctx, `UPDATE test_runs SET lease_expires_at = ? WHERE lease_owner = ? AND status = '`+model.TestRunRunning+`'
+			AND id IN (`+marks+`)`, append([]any{t.time(until), owner}, batch...)...)
+		if err != nil {
+			return t.fail(err, "renew test run leases of %s", owner)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return fmt.Errorf("renew test run leases of %s: rows affected: %w", owner, err)
+		}
+		renewed += int(n)
+		return nil
+	})
+	return renewed, err
 }
 
 // PendingTestRunWebhooks is the test_run.completed outbox, oldest run first;

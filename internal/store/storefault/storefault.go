@@ -30,10 +30,14 @@ type Rule struct {
 	// Op is the Tx method: CreateCall, ChangeCall, UpdateCall,
 	// AppendTranscript, SetPostCallWebhookStatus, PutCallDialog,
 	// DeleteCallDialog, RenewLeases, ExpiredLiveCalls, GetCallForUpdate,
-	// UpdateOrg.
+	// UpdateOrg; and beyond calls (background.go) UpdateTestAttempt,
+	// UpdateTestRun, SetTestRunWebhookStatus, RenewTestRunLeases,
+	// SetSIPRegistrationStatus, ReleaseSIPRegistration, UpdateMessage,
+	// ReplaceKnowledgeChunks, UpdateKnowledgeSource.
 	Op string
-	// To, for ChangeCall, UpdateCall and CreateCall, is the status the call
-	// is written with ("" any).
+	// To is the status the record is written with ("" any): a call's
+	// (ChangeCall, UpdateCall, CreateCall), an attempt's or a run's, a
+	// registration's state, a message's.
 	To string
 	// Times is how many matching calls fail; 0 every one.
 	Times int

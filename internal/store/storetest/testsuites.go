@@ -479,19 +479,31 @@ var testRunTests = []test{
 		a2 := newTestRun(t, b, b.other.ID, theirs.ID, theirs.AgentID, leasedRun("node-a", at(5)))
 		bRun := newTestRun(t, b, b.org.ID, s.ID, s.AgentID, leasedRun("node-b", at(10)))
 		done := newTestRun(t, b, b.org.ID, s.ID, s.AgentID, leasedRun("node-a", at(10)), endedRun(model.TestRunCompleted))
-		renew := func(owner string) int {
+		renew := func(owner string, ids []string, until time.Time) int {
 			var n int
-			b.update(t, func(tx store.Tx) (err error) { n, err = tx.RenewTestRunLeases(b.ctx, owner, at(60)); return })
+			b.update(t, func(tx store.Tx) (err error) { n, err = tx.RenewTestRunLeases(b.ctx, owner, ids, until); return })
 			return n
 		}
-		wantEqual(t, 2, renew("node-a"))
-		wantEqual(t, 0, renew(""))
-		wantEqual(t, 0, renew("node-z"))
+		all := []string{a1.ID, a2.ID, bRun.ID, done.ID}
+		// Only the runs named are renewed: a server renews the runs it drives.
+		wantEqual(t, 1, renew("node-a", []string{a2.ID, "not-a-uuid", model.NewID()}, at(20)))
+		wantEqual(t, ptr(at(20)), getTestRun(t, b, b.other.ID, theirs.ID, a2.ID, false).LeaseExpiresAt)
+		wantEqual(t, a1, getTestRun(t, b, b.org.ID, s.ID, a1.ID, false))
+		wantEqual(t, 2, renew("node-a", all, at(60)))
+		wantEqual(t, 0, renew("", all, at(70)))
+		wantEqual(t, 0, renew("node-z", all, at(70)))
+		wantEqual(t, 0, renew("node-a", nil, at(70)))
 		a1.LeaseExpiresAt, a2.LeaseExpiresAt = ptr(at(60)), ptr(at(60)) // updatedAt stays
 		wantEqual(t, a1, getTestRun(t, b, b.org.ID, s.ID, a1.ID, false))
 		wantEqual(t, a2, getTestRun(t, b, b.other.ID, theirs.ID, a2.ID, false))
 		wantEqual(t, bRun, getTestRun(t, b, b.org.ID, s.ID, bRun.ID, false))
 		wantEqual(t, done, getTestRun(t, b, b.org.ID, s.ID, done.ID, false))
+		// More ids than one statement takes.
+		many := make([]string, 0, 1202)
+		for range 1200 {
+			many = append(many, model.NewID())
+		}
+		wantEqual(t, 2, renew("node-a", append(many, a1.ID, a2.ID), at(80)))
 	}},
 	{"PendingWebhooks", func(t *testing.T, b *bundle) {
 		s := newTestSuite(t, b, b.org.ID, model.NewID())

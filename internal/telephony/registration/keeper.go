@@ -12,6 +12,7 @@ import (
 
 	"github.com/parley-voice/parley/internal/media/sipua"
 	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/persist"
 	"github.com/parley-voice/parley/internal/secret"
 	"github.com/parley-voice/parley/internal/store"
 )
@@ -42,9 +43,13 @@ type Options struct {
 	// MinBackoff and MaxBackoff bound the wait after a failed attempt: it
 	// doubles from MinBackoff (default 1 s) up to MaxBackoff (default 5 min).
 	MinBackoff, MaxBackoff time.Duration
-	// RequestTimeout bounds one REGISTER, challenge included (default 10 s).
+	// RequestTimeout bounds one REGISTER, challenge included (default 10 s),
+	// and the retries of a lease's release.
 	RequestTimeout time.Duration
-	Logger         *slog.Logger
+	// Writes retries a status or a release the database does not take
+	// (default: a Writer over Store).
+	Writes *persist.Writer
+	Logger *slog.Logger
 }
 
 // Keeper keeps the registrations this server holds alive.
@@ -87,6 +92,9 @@ func New(o Options) *Keeper {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
+	}
+	if o.Writes == nil {
+		o.Writes = &persist.Writer{Store: o.Store, Logger: o.Logger}
 	}
 	return &Keeper{o: o, held: map[string]*held{}}
 }
@@ -153,8 +161,21 @@ func (k *Keeper) sync(ctx context.Context) {
 		}
 	}
 	k.mu.Unlock()
+	released := map[string]bool{}
 	for _, h := range gone {
 		k.release(h, true)
+		released[h.trunkID] = true
+	}
+	// A lease this server holds on a registration it does not keep (not
+	// wanted any more) is one whose release the database did not take:
+	// this is where it is let go.
+	for _, t := range trunks {
+		if _, ok := wanted[t.ID]; ok || released[t.ID] {
+			continue
+		}
+		if o := t.RegistrationStatus.Owner; o != nil && *o == k.o.Node {
+			k.releaseLease(&held{orgID: t.OrgID, trunkID: t.ID}, model.RegistrationUnregistered)
+		}
 	}
 	now := model.Now()
 	for id, cfg := range wanted {
@@ -244,8 +265,10 @@ func (k *Keeper) start(ctx context.Context, orgID, trunkID string, cfg sipua.Reg
 	if err != nil {
 		// Settings this server cannot use (TLS off here, say): say so on
 		// the trunk and let the lease go, so a server that can takes it.
+		// (A write the database does not take is tried again at the next
+		// sync, which claims the registration again.)
 		msg := err.Error()
-		k.status(ctx, h, model.RegistrationStatus{State: model.RegistrationFailed, LastError: &msg})
+		k.status(ctx, h, model.RegistrationStatus{State: model.RegistrationFailed, LastError: &msg}, 0)
 		k.releaseLease(h, model.RegistrationFailed)
 		return
 	}
@@ -263,7 +286,7 @@ func (k *Keeper) start(ctx context.Context, orgID, trunkID string, cfg sipua.Reg
 func (k *Keeper) keep(ctx context.Context, h *held) {
 	defer close(h.done)
 	log := k.o.Logger.With("org_id", h.orgID, "trunk_id", h.trunkID, "registrar", h.settings.Registrar)
-	k.status(ctx, h, model.RegistrationStatus{State: model.RegistrationRegistering})
+	k.status(ctx, h, model.RegistrationStatus{State: model.RegistrationRegistering}, k.o.RequestTimeout)
 	failures := 0
 	for {
 		rctx, cancel := context.WithTimeout(ctx, k.o.RequestTimeout)
@@ -276,6 +299,7 @@ func (k *Keeper) keep(ctx context.Context, h *held) {
 			err = errors.New("the registrar granted no expiry for our contact")
 		}
 		var wait time.Duration
+		var st model.RegistrationStatus
 		if err != nil {
 			failures++
 			wait = k.backoff(failures)
@@ -284,7 +308,7 @@ func (k *Keeper) keep(ctx context.Context, h *held) {
 				msg = fmt.Sprintf("no answer from the registrar within %s", k.o.RequestTimeout)
 			}
 			log.Warn("registration failed", "err", msg, "retry_in", wait.String())
-			k.status(ctx, h, model.RegistrationStatus{State: model.RegistrationFailed, LastError: &msg})
+			st = model.RegistrationStatus{State: model.RegistrationFailed, LastError: &msg}
 		} else {
 			if failures > 0 || h.state != model.RegistrationRegistered {
 				log.Info("registered", "expires", granted.String())
@@ -292,9 +316,14 @@ func (k *Keeper) keep(ctx context.Context, h *held) {
 			failures = 0
 			wait = granted / 2
 			exp := model.Now().Add(granted)
-			k.status(ctx, h, model.RegistrationStatus{State: model.RegistrationRegistered, ExpiresAt: &exp})
+			st = model.RegistrationStatus{State: model.RegistrationRegistered, ExpiresAt: &exp}
 		}
-		t := time.NewTimer(wait)
+		due := time.Now().Add(wait)
+		// The status is retried until the next REGISTER, which writes a
+		// newer one (at least for RequestTimeout: a short backoff does not
+		// cut a database's brief hiccup).
+		k.status(ctx, h, st, max(wait, k.o.RequestTimeout))
+		t := time.NewTimer(time.Until(due))
 		select {
 		case <-ctx.Done():
 			t.Stop()
@@ -313,17 +342,30 @@ func (k *Keeper) backoff(n int) time.Duration {
 	return min(d, k.o.MaxBackoff)
 }
 
-// status records where h stands, in memory (metrics) and on the trunk.
-func (k *Keeper) status(ctx context.Context, h *held, st model.RegistrationStatus) {
+// status records where h stands, in memory (metrics) and on the trunk. A
+// write the database does not take is retried for up to retryFor (0: it
+// is tried once), or until ctx ends: h is released then, and the release
+// writes its own state.
+func (k *Keeper) status(ctx context.Context, h *held, st model.RegistrationStatus, retryFor time.Duration) {
 	k.mu.Lock()
 	h.state = st.State
 	k.mu.Unlock()
-	ctx = context.WithoutCancel(ctx) // a status is written whole or not at all
-	err := k.o.Store.Update(ctx, func(tx store.Tx) error {
-		return tx.SetSIPRegistrationStatus(ctx, h.orgID, h.trunkID, k.o.Node, st)
-	})
-	if err != nil && !errors.Is(err, store.ErrNotFound) { // not found: deleted or taken over; sync lets go
-		k.o.Logger.Error("registrations: write status", "org_id", h.orgID, "trunk_id", h.trunkID, "err", err)
+	write := func(ctx context.Context) error {
+		return k.o.Store.Update(ctx, func(tx store.Tx) error {
+			return tx.SetSIPRegistrationStatus(ctx, h.orgID, h.trunkID, k.o.Node, st)
+		})
+	}
+	var err error
+	if retryFor <= 0 {
+		err = write(context.WithoutCancel(ctx))
+	} else {
+		wctx, cancel := context.WithTimeout(ctx, retryFor)
+		err = k.o.Writes.Do(wctx, "registration status", write)
+		cancel()
+	}
+	if err != nil && !errors.Is(err, store.ErrNotFound) && ctx.Err() == nil { // not found: deleted or taken over; sync lets go
+		k.o.Logger.Error("registrations: status not written; the next one replaces it", "org_id", h.orgID, "trunk_id", h.trunkID,
+			"state", st.State, "err", err)
 	}
 }
 
@@ -345,14 +387,21 @@ func (k *Keeper) release(h *held, unregister bool) {
 	k.releaseLease(h, model.RegistrationUnregistered)
 }
 
+// releaseLease gives h's lease up, leaving state on the trunk. A release
+// the database does not take is retried for RequestTimeout; past it the
+// lease stays, and the next sync lets it go (or, at shutdown, the next
+// start's; meanwhile it lapses, and another server may take a registration
+// still wanted).
 func (k *Keeper) releaseLease(h *held, state string) {
 	ctx, cancel := context.WithTimeout(context.Background(), k.o.RequestTimeout)
 	defer cancel()
-	err := k.o.Store.Update(ctx, func(tx store.Tx) error {
-		return tx.ReleaseSIPRegistration(ctx, h.orgID, h.trunkID, k.o.Node, state)
+	err := k.o.Writes.Do(ctx, "registration release", func(ctx context.Context) error {
+		return k.o.Store.Update(ctx, func(tx store.Tx) error {
+			return tx.ReleaseSIPRegistration(ctx, h.orgID, h.trunkID, k.o.Node, state)
+		})
 	})
 	if err != nil {
-		k.o.Logger.Error("registrations: release", "org_id", h.orgID, "trunk_id", h.trunkID, "err", err)
+		k.o.Logger.Error("registrations: release not written; the next sync lets it go", "org_id", h.orgID, "trunk_id", h.trunkID, "err", err)
 	}
 }
 

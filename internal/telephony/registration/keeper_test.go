@@ -113,10 +113,14 @@ func (b *bundle) update(fn func(store.Tx) error) {
 }
 
 // run runs a keeper for node until the test ends or the returned stop.
-func (b *bundle) run(node string, claimAll bool) (*Keeper, func()) {
-	k := New(Options{Store: b.st, Box: b.box, Bind: b.reg.bind(node), Node: node, ClaimAll: claimAll,
+func (b *bundle) run(node string, claimAll bool, mods ...func(*Options)) (*Keeper, func()) {
+	o := Options{Store: b.st, Box: b.box, Bind: b.reg.bind(node), Node: node, ClaimAll: claimAll,
 		LeaseTTL: 300 * time.Millisecond, Sync: 20 * time.Millisecond, MinBackoff: 10 * time.Millisecond, MaxBackoff: 40 * time.Millisecond,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	for _, m := range mods {
+		m(&o)
+	}
+	k := New(o)
 	ctx, cancel := context.WithCancel(b.ctx)
 	done := make(chan struct{})
 	go func() { k.Run(ctx); close(done) }()
