@@ -1,19 +1,17 @@
 package main
 
 import (
-	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
+	"github.com/parley-voice/parley/internal/store/sqlite/sqlitetest"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	_ "modernc.org/sqlite"
 
 	"github.com/parley-voice/parley/internal/store/postgres/pgtest"
 )
@@ -47,19 +45,7 @@ func TestDatabaseBusy(t *testing.T) {
 	bin := build(t)
 	dir := t.TempDir()
 	o := startOutage(t, bin, []string{"PARLEY_DATA_DIR=" + dir})
-	db, err := sql.Open("sqlite", "file:"+dir+"/parley.db?_pragma=busy_timeout(30000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	conn, err := db.Conn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(context.Background(), "BEGIN EXCLUSIVE"); err != nil {
-		t.Fatal(err)
-	}
+	unlock := sqlitetest.LockWrites(t, filepath.Join(dir, "parley.db"))
 	// A create waits the busy timeout out, then is refused.
 	o.refused(t, "POST", "/v1/calls", map[string]any{"agentId": o.agent, "toNumber": "+14155550999", "fromNumber": "+14155550100"})
 	if code, _ := o.s.do(o.key, "GET", "/v1/calls?pageSize=1", nil); code != 200 {
@@ -73,9 +59,7 @@ func TestDatabaseBusy(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	if _, err := conn.ExecContext(context.Background(), "ROLLBACK"); err != nil {
-		t.Fatal(err)
-	}
+	unlock()
 	o.settles(t)
 }
 

@@ -2,7 +2,7 @@ package api
 
 import (
 	"context"
-	"database/sql"
+	"github.com/parley-voice/parley/internal/store/sqlstore"
 	"net/http"
 	"os"
 	"testing"
@@ -89,29 +89,13 @@ func awaitOK(t *testing.T, e *env, path string) response {
 // create answers 503 unavailable with Retry-After and stores nothing;
 // reads go on (WAL); once the lock is gone the create succeeds.
 func TestSQLiteBusy(t *testing.T) {
-	var st store.Store
+	var st *sqlstore.Store
 	e := newEnv(t, onStore(func(t testing.TB) store.Store {
 		st = sqlitetest.Open(t, sqlite.WithBusyTimeout(20*time.Millisecond))
 		return st
 	}))
 	e.createAgent(map[string]any{"name": "Before"})
-	var path string
-	if err := st.(interface{ DB() *sql.DB }).DB().QueryRow(`SELECT file FROM pragma_database_list WHERE name = 'main'`).Scan(&path); err != nil {
-		t.Fatal(err)
-	}
-	other, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	holder, err := other.Conn(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer holder.Close()
-	if _, err := holder.ExecContext(t.Context(), "BEGIN EXCLUSIVE"); err != nil {
-		t.Fatal(err)
-	}
+	unlock := sqlitetest.LockWrites(t, sqlitetest.File(t, st.DB()))
 
 	agent := map[string]any{"name": "During", "promptTemplate": "p"}
 	wantUnavailable(t, "a create while locked", e.do("POST", "/v1/agents", agent))
@@ -119,9 +103,7 @@ func TestSQLiteBusy(t *testing.T) {
 		t.Errorf("a read while locked: %d agents, want 1", n)
 	}
 
-	if _, err := holder.ExecContext(t.Context(), "ROLLBACK"); err != nil {
-		t.Fatal(err)
-	}
+	unlock()
 	if n := len(e.must(http.StatusOK, "GET", "/v1/agents", nil).List(t)); n != 1 {
 		t.Fatalf("the refused create left %d agents, want 1", n)
 	}

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"database/sql"
 	"net/http"
 	"strings"
 	"testing"
@@ -18,23 +17,7 @@ func TestDatabaseUnavailablePage(t *testing.T) {
 	st := sqlitetest.Open(t, sqlite.WithBusyTimeout(20*time.Millisecond))
 	e := newEnvOn(t, st)
 	b, _ := e.signedIn("acme", "ann@example.com")
-	var path string
-	if err := st.DB().QueryRow(`SELECT file FROM pragma_database_list WHERE name = 'main'`).Scan(&path); err != nil {
-		t.Fatal(err)
-	}
-	other, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	holder, err := other.Conn(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer holder.Close()
-	if _, err := holder.ExecContext(t.Context(), "BEGIN EXCLUSIVE"); err != nil {
-		t.Fatal(err)
-	}
+	unlock := sqlitetest.LockWrites(t, sqlitetest.File(t, st.DB()))
 
 	p := b.post("/signout", nil) // deletes the session: a write
 	wantStatus(t, p, http.StatusServiceUnavailable)
@@ -45,8 +28,6 @@ func TestDatabaseUnavailablePage(t *testing.T) {
 		t.Errorf("the page does not say the database is unavailable:\n%s", p.body)
 	}
 
-	if _, err := holder.ExecContext(t.Context(), "ROLLBACK"); err != nil {
-		t.Fatal(err)
-	}
+	unlock()
 	wantStatus(t, b.post("/signout", nil), http.StatusSeeOther)
 }

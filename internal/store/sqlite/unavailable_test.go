@@ -2,8 +2,8 @@ package sqlite_test
 
 import (
 	"context"
-	"database/sql"
 	"errors"
+	"github.com/parley-voice/parley/internal/store/sqlite/sqlitetest"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,18 +13,7 @@ import (
 	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/store"
 	"github.com/parley-voice/parley/internal/store/sqlite"
-	"github.com/parley-voice/parley/internal/store/sqlstore"
 )
-
-// file is the path of the store's database file.
-func file(t *testing.T, s *sqlstore.Store) string {
-	t.Helper()
-	var path string
-	if err := s.DB().QueryRow(`SELECT file FROM pragma_database_list WHERE name = 'main'`).Scan(&path); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
 
 // createOrg creates an organization named name whose webhook secret is
 // size bytes long.
@@ -54,21 +43,9 @@ func orgExists(t *testing.T, s store.Store, name string) bool {
 func TestBusyIsUnavailable(t *testing.T) {
 	s := open(t, sqlite.WithBusyTimeout(20*time.Millisecond))
 	ctx := t.Context()
-	other, err := sql.Open("sqlite", file(t, s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	holder, err := other.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer holder.Close()
-	if _, err := holder.ExecContext(ctx, "BEGIN EXCLUSIVE"); err != nil {
-		t.Fatal(err)
-	}
+	unlock := sqlitetest.LockWrites(t, sqlitetest.File(t, s.DB()))
 
-	err = createOrg(ctx, s, "busy", 16)
+	err := createOrg(ctx, s, "busy", 16)
 	if !errors.Is(err, store.ErrUnavailable) {
 		t.Fatalf("write under another's lock: %v, want ErrUnavailable", err)
 	}
@@ -76,9 +53,7 @@ func TestBusyIsUnavailable(t *testing.T) {
 		t.Errorf("the driver's text is lost: %v", err)
 	}
 
-	if _, err := holder.ExecContext(ctx, "ROLLBACK"); err != nil {
-		t.Fatal(err)
-	}
+	unlock()
 	if orgExists(t, s, "busy") {
 		t.Fatal("the refused write was stored")
 	}

@@ -597,19 +597,25 @@ func (t *tx) OrgsWithQueuedCalls(ctx context.Context) ([]string, error) {
 // until. It leaves updated_at alone: a lease is bookkeeping, not a change to
 // the call. An empty owner owns nothing.
 func (t *tx) RenewLeases(ctx context.Context, owner string, ids []string, until time.Time) (int, error) {
+	return t.renewLeases(ctx, "calls", "status IN "+liveStatuses, owner, ids, until)
+}
+
+// renewLeases moves the lease of those of ids in table that owner holds
+// and that match live to until.
+func (t *tx) renewLeases(ctx context.Context, table, live, owner string, ids []string, until time.Time) (int, error) {
 	if owner == "" {
 		return 0, nil
 	}
 	renewed := 0
 	err := uuidBatches(ids, func(batch []any, marks string) error {
-		res, err := t.exec(ctx, `UPDATE calls SET lease_expires_at = ? WHERE lease_owner = ? AND status IN `+liveStatuses+`
+		res, err := t.exec(ctx, `UPDATE `+table+` SET lease_expires_at = ? WHERE lease_owner = ? AND `+live+`
 			AND id IN (`+marks+`)`, append([]any{t.time(until), owner}, batch...)...)
 		if err != nil {
-			return t.fail(err, "renew leases of %s", owner)
+			return t.fail(err, "renew %s leases of %s", table, owner)
 		}
 		n, err := res.RowsAffected()
 		if err != nil {
-			return fmt.Errorf("renew leases of %s: rows affected: %w", owner, err)
+			return fmt.Errorf("renew %s leases of %s: rows affected: %w", table, owner, err)
 		}
 		renewed += int(n)
 		return nil

@@ -180,24 +180,7 @@ func (t *tx) RunsToDrive(ctx context.Context, owner string, now time.Time, n int
 // running to until, leaving updated_at alone: a lease is bookkeeping, not a
 // change to the run.
 func (t *tx) RenewTestRunLeases(ctx context.Context, owner string, ids []string, until time.Time) (int, error) {
-	if owner == "" {
-		return 0, nil
-	}
-	renewed := 0
-	err := uuidBatches(ids, func(batch []any, marks string) error {
-		res, err := t.exec(ctx, `UPDATE test_runs SET lease_expires_at = ? WHERE lease_owner = ? AND status = '`+model.TestRunRunning+`'
-			AND id IN (`+marks+`)`, append([]any{t.time(until), owner}, batch...)...)
-		if err != nil {
-			return t.fail(err, "renew test run leases of %s", owner)
-		}
-		n, err := res.RowsAffected()
-		if err != nil {
-			return fmt.Errorf("renew test run leases of %s: rows affected: %w", owner, err)
-		}
-		renewed += int(n)
-		return nil
-	})
-	return renewed, err
+	return t.renewLeases(ctx, "test_runs", "status = '"+model.TestRunRunning+"'", owner, ids, until)
 }
 
 // PendingTestRunWebhooks is the test_run.completed outbox, oldest run first;
