@@ -426,12 +426,6 @@ func (q *Queue) watchLines(ctx context.Context) {
 	}
 }
 
-// writeGrace bounds the wait at shutdown for the ends of calls hung up
-// there that the database does not take: past it those calls stay live
-// in the store, leased to this server, and its next start (or another
-// server's reaper) ends them.
-const writeGrace = 10 * time.Second
-
 // shutdown lets live calls finish for up to Drain, then hangs them up. Leases
 // keep being renewed meanwhile, so no other server reaps them.
 func (q *Queue) shutdown() {
@@ -464,21 +458,10 @@ func (q *Queue) shutdown() {
 
 // awaitWrites waits for wait (workers or deliveries told to stop) to
 // return, halting their writes that the database does not take after
-// writeGrace.
+// persist.ShutdownGrace.
 func (q *Queue) awaitWrites(wait func()) {
-	done := make(chan struct{})
-	go func() {
-		wait()
-		close(done)
-	}()
-	grace := time.NewTimer(writeGrace)
-	defer grace.Stop()
-	select {
-	case <-done:
-	case <-grace.C:
-		q.o.Logger.Warn("shutdown: the database does not take the ends of calls; leaving them to the next start", "calls", q.liveCount())
-		q.haltWrites()
-		<-done
+	if persist.AwaitOrHalt(wait, q.haltWrites) {
+		q.o.Logger.Warn("shutdown: the database did not take the ends of calls; the next start ends them")
 	}
 }
 

@@ -74,15 +74,10 @@ type Runner struct {
 	sends    sync.WaitGroup  // webhook deliveries
 	base     context.Context // Run's context, for deliveries started outside it (under mu)
 	// statusWrites is the context of the deliveries' status writes,
-	// canceled once shutdown gives up waiting for them (writeGrace).
+	// canceled once shutdown gives up waiting for them (persist.ShutdownGrace).
 	statusWrites context.Context
 	haltStatus   context.CancelFunc
 }
-
-// writeGrace bounds the wait at shutdown for webhook statuses the database
-// does not take: past it they are left unwritten, and the sweep of the
-// next start sends those webhooks again.
-const writeGrace = 10 * time.Second
 
 // Errors a run start is refused with.
 var (
@@ -187,21 +182,11 @@ func (r *Runner) Run(ctx context.Context) {
 }
 
 // awaitSends waits for the webhook deliveries under way, halting their
-// status writes that the database does not take after writeGrace.
+// status writes that the database does not take after
+// persist.ShutdownGrace.
 func (r *Runner) awaitSends() {
-	done := make(chan struct{})
-	go func() {
-		r.sends.Wait()
-		close(done)
-	}()
-	grace := time.NewTimer(writeGrace)
-	defer grace.Stop()
-	select {
-	case <-done:
-	case <-grace.C:
-		r.Logger.Warn("shutdown: the database does not take test_run.completed statuses; the next start sends those webhooks again")
-		r.haltStatus()
-		<-done
+	if persist.AwaitOrHalt(r.sends.Wait, r.haltStatus) {
+		r.Logger.Warn("shutdown: the database did not take test_run.completed statuses; the next start sends those webhooks again")
 	}
 }
 

@@ -164,7 +164,15 @@ func (u *UA) sendBye(ctx context.Context, st DialogState, auth *Credentials) err
 	if err != nil {
 		return err
 	}
-	c, err := u.client(st.Transport)
+	return u.roundTrip(ctx, req, st.Transport, auth, ErrDialogGone)
+}
+
+// roundTrip sends req, a request outside any live dialog, over transport
+// and waits for its final answer: nil on 2xx, gone on 481, *Rejected on any
+// other, ctx's error when ctx ends first. A digest challenge is answered
+// with auth, when given.
+func (u *UA) roundTrip(ctx context.Context, req *sip.Request, transport string, auth *Credentials, gone error) error {
+	c, err := u.client(transport)
 	if err != nil {
 		return err
 	}
@@ -183,11 +191,11 @@ func (u *UA) sendBye(ctx context.Context, st DialogState, auth *Credentials) err
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return fmt.Errorf("bye: %w", err)
+		return fmt.Errorf("%s: %w", strings.ToLower(req.Method.String()), err)
 	case res.IsSuccess():
 		return nil
 	case res.StatusCode == 481:
-		return ErrDialogGone
+		return gone
 	}
 	return &Rejected{Code: res.StatusCode, Reason: res.Reason}
 }

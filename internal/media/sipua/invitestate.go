@@ -209,27 +209,5 @@ func (u *UA) CancelInvite(ctx context.Context, st InviteState, auth *Credentials
 	if !u.strays.expect(st, auth, time.Now().Add(lostInviteWait)) {
 		return nil // its 2xx came first, and was answered with ACK and BYE
 	}
-	c, err := u.client(st.Transport)
-	if err != nil {
-		return err
-	}
-	res, err := c.Do(ctx, req)
-	// Right after Start sipgo may try to bind the listener's UDP port
-	// instead of reusing its socket (see Dial): nothing was sent.
-	for i := 0; err != nil && i < 5 && strings.Contains(err.Error(), "address already in use"); i++ {
-		time.Sleep(20 * time.Millisecond)
-		res, err = c.Do(ctx, req)
-	}
-	switch {
-	case err != nil:
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return fmt.Errorf("cancel: %w", err)
-	case res.IsSuccess():
-		return nil
-	case res.StatusCode == 481:
-		return ErrInviteGone
-	}
-	return &Rejected{Code: res.StatusCode, Reason: res.Reason}
+	return u.roundTrip(ctx, req, st.Transport, nil, ErrInviteGone) // a CANCEL answers no challenge (RFC 3261 22.1)
 }
