@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/parley-voice/parley/internal/callqueue"
 	"github.com/parley-voice/parley/internal/eval"
 	"github.com/parley-voice/parley/internal/invalid"
 	"github.com/parley-voice/parley/internal/opt"
@@ -81,6 +82,8 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		// An outage, not a bug: the client retries, the operator sees /healthz.
 		logger(r).WarnContext(r.Context(), "request failed: database unavailable", "err", err)
 		writeUnavailable(w, messageUnavailable)
+	case errors.Is(err, callqueue.ErrDraining): // a request that was in before the drain began
+		writeUnavailable(w, messageShuttingDown)
 	case errors.Is(err, store.ErrNotFound):
 		writeProblem(w, http.StatusNotFound, codeNotFound, messageNotFound, nil)
 	case errors.Is(err, store.ErrConflict):

@@ -18,6 +18,10 @@ import (
 // ErrConcurrencyLimit: skipQueue was asked while every line is taken.
 var ErrConcurrencyLimit = errors.New("the organization's concurrency limit is reached")
 
+// ErrDraining: the server is shutting down and admits no call; another
+// server, or this one once restarted, will.
+var ErrDraining = errors.New("the server is shutting down")
+
 // PostCaller delivers post-call webhooks (package webhook).
 type PostCaller interface {
 	// PostCall delivers body to url once and says "sent", "failed" or "skipped".
@@ -89,6 +93,11 @@ type Queue struct {
 	// live: until then no call is admitted, or the startup reaper, which
 	// takes every live call it finds for a dead one, could end it.
 	recovered chan struct{}
+	// admissions is held (read) by Place and Answer from their check of
+	// closing to the start of their worker, and taken by shutdown to set
+	// closing: after that no worker starts, and waiting for workers is safe.
+	admissions sync.RWMutex
+	closing    bool
 }
 
 // New returns a Queue; Run starts it.
@@ -144,6 +153,11 @@ func (q *Queue) Place(ctx context.Context, c *model.Call, skipQueue bool) error 
 func (q *Queue) PlaceRecorded(ctx context.Context, c *model.Call, skipQueue bool, record func(store.Tx, model.Call) error) error {
 	if err := q.awaitRecovery(ctx); err != nil {
 		return err
+	}
+	q.admissions.RLock()
+	defer q.admissions.RUnlock()
+	if q.closing {
+		return ErrDraining
 	}
 	now := model.Now()
 	c.Status, c.CreatedAt, c.UpdatedAt = model.CallQueued, now, now
@@ -204,6 +218,11 @@ type Connect func(ctx context.Context, progress func(call.Change) bool) (call.Li
 func (q *Queue) Answer(ctx context.Context, c *model.Call, connect Connect, recordRefusal bool) error {
 	if err := q.awaitRecovery(ctx); err != nil {
 		return err
+	}
+	q.admissions.RLock()
+	defer q.admissions.RUnlock()
+	if q.closing {
+		return ErrDraining
 	}
 	now := model.Now()
 	c.Status, c.CreatedAt, c.UpdatedAt = model.CallQueued, now, now
@@ -429,6 +448,9 @@ func (q *Queue) watchLines(ctx context.Context) {
 // shutdown lets live calls finish for up to Drain, then hangs them up. Leases
 // keep being renewed meanwhile, so no other server reaps them.
 func (q *Queue) shutdown() {
+	q.admissions.Lock()
+	q.closing = true
+	q.admissions.Unlock()
 	done := make(chan struct{})
 	go func() {
 		q.workers.Wait()

@@ -1,6 +1,7 @@
 package callqueue
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -310,5 +311,49 @@ func TestShutdownDrains(t *testing.T) {
 	}
 	if got := h.get(live.ID); got.PostCallWebhookStatus == nil {
 		t.Error("post-call webhook of the hung-up call not delivered before exit")
+	}
+}
+
+// Once shutdown has begun no call is admitted (ErrDraining, nothing
+// stored): a worker started then would race the wait for the workers.
+func TestNoAdmissionWhileDraining(t *testing.T) {
+	h := newHarness(t, engines(t)["sqlite"](t), 1, func(o *Options) { o.Drain = time.Hour })
+	live := h.mustPlace("+14155550001")
+	line := h.dialed().Answer()
+	h.waitStatus(live.ID, model.CallInProgress)
+	stopped := make(chan struct{})
+	go func() {
+		h.stop()
+		close(stopped)
+	}()
+	waitFor(t, "the drain to begin", func() bool {
+		h.queue.admissions.RLock()
+		defer h.queue.admissions.RUnlock()
+		return h.queue.closing
+	})
+	if _, err := h.place("+14155550002", false); !errors.Is(err, ErrDraining) {
+		t.Errorf("Place while draining: %v, want ErrDraining", err)
+	}
+	in := model.Call{ID: model.NewID(), OrgID: h.org.ID, AgentID: h.agent.ID, AgentName: h.agent.Name, Direction: model.Inbound,
+		FromNumber: "+14155550100", ToNumber: "+14155559999", Variables: map[string]any{}, Prompt: "P",
+		Transcript: []map[string]any{}, Metrics: map[string]any{}}
+	connect := func(context.Context, func(call.Change) bool) (call.Line, error) {
+		t.Error("an inbound call was connected while draining")
+		return nil, errors.New("no")
+	}
+	if err := h.queue.Answer(t.Context(), &in, connect, true); !errors.Is(err, ErrDraining) {
+		t.Errorf("Answer while draining: %v, want ErrDraining", err)
+	}
+	if n := h.countStatus(model.CallQueued) + h.countStatus(model.CallFailed); n != 0 {
+		t.Errorf("%d calls stored while draining", n)
+	}
+	line.RemoteHangup() // the drain ends with the last call
+	select {
+	case <-stopped:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the queue did not stop once its last call ended")
+	}
+	if got := h.get(live.ID); got.Status != model.CallCompleted {
+		t.Errorf("the live call ended %s", got.Status)
 	}
 }

@@ -108,8 +108,8 @@ const retryAfterUnavailable = 5 * time.Second
 // the work (an outage: the carrier may try again, or another server), 500
 // for anything else (a bug), logged as what failed.
 func rejectFailure(in *sipua.Incoming, log *slog.Logger, what string, err error) {
-	if errors.Is(err, store.ErrUnavailable) {
-		log.Warn(what+": database unavailable", "err", err)
+	if errors.Is(err, store.ErrUnavailable) || errors.Is(err, callqueue.ErrDraining) {
+		log.Warn(what+": unavailable", "err", err)
 		_ = in.RejectRetryAfter(503, "Service Unavailable", retryAfterUnavailable)
 		return
 	}

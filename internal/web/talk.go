@@ -98,7 +98,7 @@ func (s *Server) talkFailed(w http.ResponseWriter, r *http.Request, err error) {
 		writeJSON(w, http.StatusConflict, talkError{"This call cannot start: " + conflict.Message + "."})
 	case errors.As(err, &bad):
 		writeJSON(w, http.StatusBadRequest, talkError{"This browser's call offer was refused (" + bad.Error() + "). Try a current Chrome, Firefox or Safari."})
-	case errors.Is(err, store.ErrUnavailable):
+	case errors.Is(err, store.ErrUnavailable), errors.Is(err, callqueue.ErrDraining):
 		s.log.WarnContext(r.Context(), "dashboard web call failed: database unavailable", "path", r.URL.Path, "err", err)
 		w.Header().Set("Retry-After", retryAfterUnavailable)
 		writeJSON(w, http.StatusServiceUnavailable, talkError{messageUnavailable})
