@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"net"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -119,13 +118,7 @@ func TestSurvivorHangsUpTheDeadServersLegs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	url := os.Getenv("PARLEY_TEST_DATABASE_URL")
-	if url == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CI=true but PARLEY_TEST_DATABASE_URL is unset")
-		}
-		t.Skip("PARLEY_TEST_DATABASE_URL unset: needs PostgreSQL")
-	}
+	url := postgresURL(t)
 	siptest.RequireSipp(t)
 	dsn := createSchema(t, url, fmt.Sprintf("lostlegs_%d", time.Now().UnixNano()))
 	bin := build(t)

@@ -67,13 +67,7 @@ func pgOutage(t *testing.T, d time.Duration) {
 	if testing.Short() {
 		t.Skip("runs the binary")
 	}
-	url := os.Getenv("PARLEY_TEST_DATABASE_URL")
-	if url == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CI=true but PARLEY_TEST_DATABASE_URL is unset")
-		}
-		t.Skip("PARLEY_TEST_DATABASE_URL unset: needs PostgreSQL")
-	}
+	url := postgresURL(t)
 	t.Parallel()
 	db := pgtest.NewDatabase(t, url)
 	bin := build(t)

@@ -272,13 +272,7 @@ func TestTwoServersShareTheLimit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the binary")
 	}
-	url := os.Getenv("PARLEY_TEST_DATABASE_URL")
-	if url == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CI=true but PARLEY_TEST_DATABASE_URL is unset")
-		}
-		t.Skip("PARLEY_TEST_DATABASE_URL unset: needs PostgreSQL")
-	}
+	url := postgresURL(t)
 	schema := fmt.Sprintf("twoservers_%d", time.Now().UnixNano())
 	dsn := createSchema(t, url, schema)
 	bin := build(t)
@@ -381,6 +375,20 @@ func TestTwoServersShareTheLimit(t *testing.T) {
 
 // createSchema makes an empty, migrated schema for the test and returns a
 // database URL that selects it; the schema is dropped afterwards.
+// postgresURL is PARLEY_TEST_DATABASE_URL, for a test that needs
+// PostgreSQL: skipped without it, failed with CI=true.
+func postgresURL(t testing.TB) string {
+	t.Helper()
+	url := os.Getenv("PARLEY_TEST_DATABASE_URL")
+	if url == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI=true but PARLEY_TEST_DATABASE_URL is unset")
+		}
+		t.Skip("PARLEY_TEST_DATABASE_URL unset: needs PostgreSQL")
+	}
+	return url
+}
+
 func createSchema(t testing.TB, url, schema string) string {
 	t.Helper()
 	st, err := postgres.Open(context.Background(), url, postgres.WithSchema(schema))

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -457,13 +456,7 @@ func TestTestRunMovesToAnotherServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	url := os.Getenv("PARLEY_TEST_DATABASE_URL")
-	if url == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CI=true but PARLEY_TEST_DATABASE_URL is unset")
-		}
-		t.Skip("PARLEY_TEST_DATABASE_URL unset: needs PostgreSQL")
-	}
+	url := postgresURL(t)
 	requireLocalSpeech(t)
 	t.Parallel() // see TestTestRunCallsTheAgentOffline
 	fake := testRunModel(t, []string{"Hi, I would like a table for two tonight.", "Thank you, goodbye."},
