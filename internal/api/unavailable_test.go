@@ -164,7 +164,8 @@ func TestUnavailableDatabaseAnswers503(t *testing.T) {
 // A database that hangs does not hang the probes: they answer 503 within
 // their bound.
 func TestProbesOfAHungDatabase(t *testing.T) {
-	e, f := newFaultyEnv(t, func(c *envConfig) { c.HealthTimeout = 20 * time.Millisecond })
+	// Long enough for a ping on a loaded machine: the hung one waits it out.
+	e, f := newFaultyEnv(t, func(c *envConfig) { c.HealthTimeout = time.Second })
 	if r := e.request("GET", "/readyz", nil, ""); r.Status != http.StatusOK || r.JSON(t)["status"] != "ready" {
 		t.Fatalf("readyz = %d %s, want 200 ready", r.Status, r.Body)
 	}
