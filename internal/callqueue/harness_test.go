@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -18,42 +17,15 @@ import (
 	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/persist"
 	"github.com/parley-voice/parley/internal/store"
-	"github.com/parley-voice/parley/internal/store/postgres"
-	"github.com/parley-voice/parley/internal/store/sqlite/sqlitetest"
+	"github.com/parley-voice/parley/internal/store/enginetest"
 	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// engines opens a fresh store per engine: SQLite always, PostgreSQL (in its
-// own schema) when PARLEY_TEST_DATABASE_URL is set.
+// engines opens a fresh store per engine (enginetest).
 func engines(t testing.TB) map[string]func(t testing.TB) store.Store {
-	out := map[string]func(t testing.TB) store.Store{
-		"sqlite": func(t testing.TB) store.Store {
-			s := sqlitetest.Open(t)
-			return s
-		},
-	}
-	url := os.Getenv("PARLEY_TEST_DATABASE_URL")
-	if url == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CI=true but PARLEY_TEST_DATABASE_URL is unset")
-		}
-		return out
-	}
-	out["postgres"] = func(t testing.TB) store.Store {
-		schema := fmt.Sprintf("callqueue_%d", time.Now().UnixNano())
-		s, err := postgres.Open(context.Background(), url, postgres.WithSchema(schema))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			s.DB().Exec(`DROP SCHEMA ` + schema + ` CASCADE`)
-			s.Close()
-		})
-		return s
-	}
-	return out
+	return enginetest.Engines(t, "callqueue")
 }
 
 // posts records post-call deliveries.

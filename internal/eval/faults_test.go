@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"slices"
 	"sync"
 	"testing"
@@ -18,38 +17,14 @@ import (
 	"github.com/parley-voice/parley/internal/pipeline"
 	"github.com/parley-voice/parley/internal/provider/llm/llmtest"
 	"github.com/parley-voice/parley/internal/store"
-	"github.com/parley-voice/parley/internal/store/postgres"
-	"github.com/parley-voice/parley/internal/store/sqlite/sqlitetest"
+	"github.com/parley-voice/parley/internal/store/enginetest"
 	"github.com/parley-voice/parley/internal/store/storefault"
 	"github.com/parley-voice/parley/internal/webhook"
 )
 
-// engines opens a fresh store per test: SQLite, and PostgreSQL (in its own
-// schema) when PARLEY_TEST_DATABASE_URL is set.
-func engines(t *testing.T) map[string]func(t *testing.T) store.Store {
-	out := map[string]func(t *testing.T) store.Store{
-		"sqlite": func(t *testing.T) store.Store { return sqlitetest.Open(t) },
-	}
-	url := os.Getenv("PARLEY_TEST_DATABASE_URL")
-	if url == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CI=true but PARLEY_TEST_DATABASE_URL is unset")
-		}
-		return out
-	}
-	out["postgres"] = func(t *testing.T) store.Store {
-		schema := fmt.Sprintf("eval_%d", time.Now().UnixNano())
-		s, err := postgres.Open(context.Background(), url, postgres.WithSchema(schema))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			s.DB().Exec(`DROP SCHEMA ` + schema + ` CASCADE`)
-			s.Close()
-		})
-		return s
-	}
-	return out
+// engines opens a fresh store per test on each engine (enginetest).
+func engines(t *testing.T) map[string]func(testing.TB) store.Store {
+	return enginetest.Engines(t, "eval")
 }
 
 // cannedChats holds every text conversation the same way.

@@ -3,49 +3,20 @@ package knowledge
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"testing"
-	"time"
 
 	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/opt"
 	embedopenai "github.com/parley-voice/parley/internal/provider/embed/openai"
 	"github.com/parley-voice/parley/internal/provider/embed/openai/openaitest"
 	"github.com/parley-voice/parley/internal/store"
-	"github.com/parley-voice/parley/internal/store/postgres"
-	"github.com/parley-voice/parley/internal/store/sqlite/sqlitetest"
+	"github.com/parley-voice/parley/internal/store/enginetest"
 )
 
-// stores are the stores the tests run on: SQLite always, PostgreSQL when
-// PARLEY_TEST_DATABASE_URL is set (CI sets it and must not skip it).
-func stores(t *testing.T) map[string]func(t *testing.T) store.Store {
-	out := map[string]func(t *testing.T) store.Store{
-		"sqlite": func(t *testing.T) store.Store {
-			s := sqlitetest.Open(t)
-			return s
-		},
-	}
-	url := os.Getenv("PARLEY_TEST_DATABASE_URL")
-	if url == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CI=true but PARLEY_TEST_DATABASE_URL is unset")
-		}
-		return out
-	}
-	out["postgres"] = func(t *testing.T) store.Store {
-		schema := fmt.Sprintf("knowledge_%d", time.Now().UnixNano())
-		s, err := postgres.Open(context.Background(), url, postgres.WithSchema(schema))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			s.DB().Exec(`DROP SCHEMA ` + schema + ` CASCADE`)
-			s.Close()
-		})
-		return s
-	}
-	return out
+// stores are the stores the tests run on (enginetest).
+func stores(t *testing.T) map[string]func(testing.TB) store.Store {
+	return enginetest.Engines(t, "knowledge")
 }
 
 type corpus struct {
