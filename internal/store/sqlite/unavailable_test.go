@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"github.com/parley-voice/parley/internal/store/sqlite/sqlitetest"
+	"github.com/parley-voice/parley/internal/store/sqlstore"
 	"strconv"
 	"strings"
 	"sync"
@@ -68,14 +69,7 @@ func TestBusyIsUnavailable(t *testing.T) {
 func TestFullIsUnavailable(t *testing.T) {
 	s := open(t)
 	ctx := t.Context()
-	var pages int
-	if err := s.DB().QueryRow("PRAGMA page_count").Scan(&pages); err != nil {
-		t.Fatal(err)
-	}
-	// The writer pool is the one connection every write uses.
-	if _, err := s.DB().Exec("PRAGMA max_page_count = " + strconv.Itoa(pages)); err != nil {
-		t.Fatal(err)
-	}
+	stopGrowing(t, s)
 
 	err := createOrg(ctx, s, "full", 1<<20)
 	if !errors.Is(err, store.ErrUnavailable) {
@@ -93,6 +87,20 @@ func TestFullIsUnavailable(t *testing.T) {
 	}
 	if err := createOrg(ctx, s, "full", 1<<20); err != nil {
 		t.Fatalf("write with room again: %v", err)
+	}
+}
+
+// stopGrowing caps the database at the pages it has: a write that needs
+// more fails SQLITE_FULL. (The writer pool is the one connection every
+// write uses, so the pragma holds for all of them.)
+func stopGrowing(t *testing.T, s *sqlstore.Store) {
+	t.Helper()
+	var pages int
+	if err := s.DB().QueryRow("PRAGMA page_count").Scan(&pages); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.DB().Exec("PRAGMA max_page_count = " + strconv.Itoa(pages)); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -124,13 +132,7 @@ func TestConstraintIsNotUnavailable(t *testing.T) {
 func TestFullFailsTheGroupAsUnavailable(t *testing.T) {
 	s := open(t)
 	ctx := t.Context()
-	var pages int
-	if err := s.DB().QueryRow("PRAGMA page_count").Scan(&pages); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.DB().Exec("PRAGMA max_page_count = " + strconv.Itoa(pages)); err != nil {
-		t.Fatal(err)
-	}
+	stopGrowing(t, s)
 	// A first Update holds the writer while the others queue up behind it,
 	// so they commit as groups.
 	holding, release := make(chan struct{}), make(chan struct{})
