@@ -47,10 +47,7 @@ func TestBadTextIsRefusedOnEveryStore(t *testing.T) {
 			t.Parallel() // each store has an env of its own
 			b := newInboundBench(t, "Hi!", engine)
 			e := b.env
-			folder := e.create("/v1/folders", map[string]any{"name": "F"})["id"].(string)
-			agent := e.createAgent(map[string]any{"messagingConnectionId": b.conn["id"], "folderId": folder})["id"].(string)
-			kb := e.create("/v1/knowledge-bases", map[string]any{"name": "KB"})["id"].(string)
-			tool := e.create("/v1/agents/"+agent+"/custom-tools", map[string]any{"name": "t", "webhookUrl": "https://example.com/t"})["id"].(string)
+			agent, folder, kb, tool := refusalTargets(e, b)
 			cases := badTextCases(agent, folder, kb, tool)
 			for _, c := range cases {
 				// What check answers right after one refusal is what it
@@ -80,6 +77,17 @@ func TestBadTextIsRefusedOnEveryStore(t *testing.T) {
 			inboundForm(t, b)
 		})
 	}
+}
+
+// refusalTargets makes one resource of each kind the refusal tests write
+// to: an agent (on b's messaging connection) in a folder, a knowledge base
+// and one of the agent's tools.
+func refusalTargets(e *env, b *inboundBench) (agent, folder, kb, tool string) {
+	folder = e.create("/v1/folders", map[string]any{"name": "F"})["id"].(string)
+	agent = e.createAgent(map[string]any{"messagingConnectionId": b.conn["id"], "folderId": folder})["id"].(string)
+	kb = e.create("/v1/knowledge-bases", map[string]any{"name": "KB"})["id"].(string)
+	tool = e.create("/v1/agents/"+agent+"/custom-tools", map[string]any{"name": "t", "webhookUrl": "https://example.com/t"})["id"].(string)
+	return agent, folder, kb, tool
 }
 
 // stored is what GET path answers, as far as a refused request must not

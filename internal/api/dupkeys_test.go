@@ -29,10 +29,7 @@ func TestDuplicateKeysAreRefusedOnEveryStore(t *testing.T) {
 			t.Parallel() // each store has an env of its own
 			b := newInboundBench(t, "Hi!", engine)
 			e := b.env
-			folder := e.create("/v1/folders", map[string]any{"name": "F"})["id"].(string)
-			agent := e.createAgent(map[string]any{"messagingConnectionId": b.conn["id"], "folderId": folder})["id"].(string)
-			kb := e.create("/v1/knowledge-bases", map[string]any{"name": "KB"})["id"].(string)
-			tool := e.create("/v1/agents/"+agent+"/custom-tools", map[string]any{"name": "t", "webhookUrl": "https://example.com/t"})["id"].(string)
+			agent, folder, kb, tool := refusalTargets(e, b)
 			suite := e.create("/v1/test-suites", map[string]any{"name": "S", "agentId": agent})["id"].(string)
 			for _, c := range dupKeyCases(agent, folder, kb, tool, suite) {
 				before := stored(t, e, c.check)
