@@ -71,7 +71,7 @@ stt-adapt: deps-bench ## retrain the local recognizer's phone MLLR transform and
 	nice -n 10 $(GO) run ./internal/provider/stt/sphinx/adapt measure internal/provider/stt/sphinx/model/phone.mllr
 
 .PHONY: bench-calls
-bench-calls: deps ## calls held on the wire: N SIPp calls with speech (CALLS=250,500,1000 HOLD=30s), RTP captured, rtpengine baseline (docs/benchmarks.md)
+bench-calls: deps-bench ## calls held on the wire: N SIPp calls with speech (CALLS=250,500,1000 HOLD=30s), RTP captured, rtpengine baseline (docs/benchmarks.md)
 	PARLEY_BENCH_HELD_CALLS=$${CALLS:-250,500,1000} PARLEY_BENCH_HELD_HOLD=$${HOLD:-30s} $(GO) test -run '^$$' -bench CallsHeld -benchtime 1x -timeout 60m ./bench/
 
 .PHONY: lint
