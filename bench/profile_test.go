@@ -45,7 +45,8 @@ func profileServer(pid int, d time.Duration, path string) serverProfile {
 }
 
 // perfTop is the first n rows of a `perf report --stdio` (comments and
-// blank lines dropped, runs of spaces folded).
+// blank lines dropped, runs of spaces folded, the IPC columns perf leaves
+// at "-" without branch records dropped).
 func perfTop(report string, n int) []string {
 	var top []string
 	for _, line := range strings.Split(report, "\n") {
@@ -53,7 +54,11 @@ func perfTop(report string, n int) []string {
 		if line == "" || line[0] == '#' {
 			continue
 		}
-		top = append(top, strings.Join(strings.Fields(line), " "))
+		f := strings.Fields(line)
+		for len(f) > 1 && f[len(f)-1] == "-" {
+			f = f[:len(f)-1]
+		}
+		top = append(top, strings.Join(f, " "))
 		if len(top) == n {
 			break
 		}

@@ -26,7 +26,10 @@ func TestAtPlateau(t *testing.T) {
 }
 
 func TestPerfTop(t *testing.T) {
-	report := "# To display the perf.data header info, please use --header/--header-only options.\n#\n# Samples: 3K of event 'cpu-clock'\n#\n# Overhead  Symbol\n# ........  ......\n#\n    31.20%  [.] github.com/parley-voice/parley/internal/media/audio.(*Biquad).Step\n     9.05%  [k] do_syscall_64\n\n     4.00%  [.] runtime.futex\n#\n# (Tip: ...)\n"
+	report := "# To display the perf.data header info, please use --header/--header-only options.\n#\n# Samples: 3K of event 'cpu-clock'\n#\n" +
+		"# Overhead  Symbol                IPC   [IPC Coverage]\n# ........  ......\n#\n" +
+		"    31.20%  [.] github.com/parley-voice/parley/internal/media/audio.(*Biquad).Step    -      -   \n" +
+		"     9.05%  [k] do_syscall_64    -      -   \n\n     4.00%  [.] runtime.futex\n#\n# (Tip: ...)\n"
 	want := []string{"31.20% [.] github.com/parley-voice/parley/internal/media/audio.(*Biquad).Step", "9.05% [k] do_syscall_64"}
 	if got := perfTop(report, 2); !reflect.DeepEqual(got, want) {
 		t.Errorf("perfTop(report, 2) = %q, want %q", got, want)
