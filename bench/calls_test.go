@@ -372,8 +372,11 @@ func startAgentServer(b *testing.B, bin string, calls, rtpLo int, args ...string
 	hooks := newReceiver(b)
 
 	// Two RTP ports per leg, from a range of our own; legs over the limit get 503.
+	// SIPp ramps every call from 127.0.0.1, as a carrier's SBC sends a
+	// trunk's: exempt that source from the per-source INVITE limit, as an
+	// operator exempts the SBC, and only it.
 	srv := startServer(b, bin, append([]string{
-		"--allow-private-webhooks", "--sip-max-dialogs", strconv.Itoa(calls + 50),
+		"--allow-private-webhooks", "--sip-max-dialogs", strconv.Itoa(calls + 50), "--sip-invite-exempt", "127.0.0.1",
 		"--rtp-ports", fmt.Sprintf("%d-%d", rtpLo, rtpLo+4*calls+200),
 		"--llm-base-url", llm.URL, "--llm-api-key", "bench-key", "--llm-model", "fake-model",
 		"--stt", "deepgram", "--deepgram-api-key", deepgramtest.DefaultAPIKey, "--deepgram-base-url", stt.URL,

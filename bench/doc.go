@@ -24,9 +24,16 @@
 // reads the pcap itself (pcap_test.go, wire_test.go) for late and lost
 // frames and each turn's platform share on the wire, takes the server's
 // CPU, RSS and goroutines per call from /proc and /metrics, profiles it
-// with perf, and has rtpengine relay the same streams as the CPU baseline
-// (rtpengine_test.go, over its bencoded ng protocol). It writes
-// results/calls-N.json and prints the markdown table.
+// with perf at each N's plateau (results/calls-N.perf), and has rtpengine
+// relay the same streams, their send phases spread over the 20 ms as
+// SIPp's are, as the CPU baseline (rtpengine_test.go, over its bencoded ng
+// protocol). SIPp calls from 127.0.0.1, which the server is told to exempt
+// from its per-source INVITE limit (--sip-invite-exempt), as an operator
+// exempts a carrier's SBC. It writes results/calls-N.json and prints the
+// markdown table and each N's figures beside issue 32's goals; a run whose
+// figures would mean nothing (calls not all up, calls failed, no profile,
+// packets the capture dropped, a saturated machine) prints INVALID and why,
+// and fails.
 //
 // BenchmarkAdmissions (admissions_test.go) starts `parley serve` with the
 // simulated dialer on SQLite, and on PostgreSQL in a fresh schema when a

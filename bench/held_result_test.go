@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -29,6 +28,10 @@ type heldResult struct {
 	CallerOK           int     `json:"sipp_ok"`
 	CallerFailed       int     `json:"sipp_failed"`   // SIPp's count, callers and callees
 	ServerFailed       int     `json:"server_failed"` // records not COMPLETED
+
+	SippError    string `json:"sipp_error,omitempty"`    // SIPp's exit, when not clean
+	Records      int    `json:"records"`                 // call records the server kept
+	RecordsAmiss string `json:"records_amiss,omitempty"` // records by direction, when not as placed
 
 	// Over the steady window (every call up): whole-server CPU, the
 	// conversation engine on.
@@ -73,9 +76,16 @@ type heldResult struct {
 	EngineOverheadP50 float64 `json:"engine_overhead_p50_ms"`
 	EngineOverheadP99 float64 `json:"engine_overhead_p99_ms"`
 
-	Profile    []string `json:"profile,omitempty"` // perf's top symbols, largest N
-	LoadBefore string   `json:"load_before"`
-	LoadAfter  string   `json:"load_after"`
+	Profile      []string `json:"profile,omitempty"`      // perf's top symbols (self time) at the plateau
+	ProfileFile  string   `json:"profile_file,omitempty"` // perf.data: perf report -i calls-N.perf
+	ProfileLive  float64  `json:"profile_live_calls"`     // live calls when the profile started
+	ProfileError string   `json:"profile_error,omitempty"`
+
+	// Invalid says why the figures mean nothing (empty: a valid run).
+	Invalid []string `json:"invalid,omitempty"`
+
+	LoadBefore string `json:"load_before"`
+	LoadAfter  string `json:"load_after"`
 }
 
 // analyze reads the capture of the server's RTP ports lo..hi: per stream
@@ -155,40 +165,6 @@ func (r *heldResult) analyze(tb testing.TB, path string, lo, hi int) {
 	}
 }
 
-// profileServer samples the server's CPU with perf for d and returns its
-// hottest symbols (self time); nil when perf is missing or not allowed.
-func profileServer(pid int, d time.Duration) []string {
-	if _, err := exec.LookPath("perf"); err != nil {
-		return nil
-	}
-	dir, err := os.MkdirTemp("", "parley-bench-perf-")
-	if err != nil {
-		return nil
-	}
-	defer os.RemoveAll(dir)
-	data := filepath.Join(dir, "perf.data")
-	rec := exec.Command("perf", "record", "-q", "-F", "199", "-p", fmt.Sprint(pid), "-o", data, "--", "sleep", fmt.Sprint(int(d.Seconds())))
-	if err := rec.Run(); err != nil {
-		return []string{"perf record: " + err.Error()}
-	}
-	out, err := exec.Command("perf", "report", "-i", data, "--stdio", "--sort", "symbol", "--percent-limit", "1").Output()
-	if err != nil {
-		return []string{"perf report: " + err.Error()}
-	}
-	var top []string
-	for _, line := range strings.Split(string(out), "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		top = append(top, strings.Join(strings.Fields(line), " "))
-		if len(top) == 20 {
-			break
-		}
-	}
-	return top
-}
-
 // write saves the result as dir/calls-N.json.
 func (r heldResult) write(tb testing.TB, dir string) {
 	tb.Helper()
@@ -214,8 +190,8 @@ func (r heldResult) log(tb testing.TB) {
 		r.CPUPerCallS, r.RSSPerCallKiB, r.PeakRSSPerCallKiB, r.IdleRSS/(1<<20), r.GoroutinesPerCall, r.IdleGoroutines)
 	tb.Logf("over the steady window the machine's CPUs were busy %.0f of %.0f s: the server %.0f s, everything else %.0f s",
 		r.MachineBusySeconds, r.MachineSeconds, r.ServerCPUSeconds, r.MachineBusySeconds-r.ServerCPUSeconds)
-	tb.Logf("rtpengine (userspace) relaying %d calls both ways for %.0f s: %.2f ms CPU per call-second, %d of %d packets relayed; Parley / rtpengine = %.1f×",
-		r.Relay.Calls, r.Relay.Seconds, r.Relay.CPUPerCallS, r.Relay.Received, r.Relay.Sent, r.MediaCPURatio)
+	tb.Logf("rtpengine (userspace) relaying %d calls both ways for %.0f s, send phases spread over the 20 ms (busiest ms %.1f %% of the packets; 5 %% is even, 100 %% aligned): %.2f ms CPU per call-second, %d of %d packets relayed, machine busy %.0f of %.0f CPU-s; Parley / rtpengine = %.1f×",
+		r.Relay.Calls, r.Relay.Seconds, r.Relay.BusiestMsPct, r.Relay.CPUPerCallS, r.Relay.Received, r.Relay.Sent, r.Relay.MachineBusySeconds, r.Relay.MachineSeconds, r.MediaCPURatio)
 	tb.Logf("wire (%d calls captured, %d packets, %d dropped by the capture, dumpcap %.1f s CPU): agent frames %d, late %.3f%%, lost %.3f%%; caller (SIPp) frames %d, late %.3f%%, lost %.3f%%",
 		r.CapturedCalls, r.CaptureReceived, r.CaptureDropped, r.DumpcapCPUSeconds, r.AgentFrames, r.AgentLatePct, r.AgentLostPct, r.CallerFrames, r.CallerLatePct, r.CallerLostPct)
 	tb.Logf("the engine's VAD on the captured caller audio ends speech %.1f ms (p50), %.1f ms (p99) after the wire's last voiced packet, over %d turns",
@@ -223,7 +199,12 @@ func (r heldResult) log(tb testing.TB) {
 	tb.Logf("turn share (less %v of endpointing and provider delays): wire p50 %.1f ms, p99 %.1f ms over %d turns; engine first_audio p50 %.1f ms, p99 %.1f ms over %d turns; engine overhead_ms p50 %.1f, p99 %.1f",
 		providerDelays, r.WireShareP50, r.WireShareP99, r.WireTurns, r.EngineShareP50, r.EngineShareP99, r.EngineTurns, r.EngineOverheadP50, r.EngineOverheadP99)
 	if len(r.Profile) > 0 {
-		tb.Logf("server profile (perf, self time):\n  %s", strings.Join(r.Profile, "\n  "))
+		tb.Logf("server profile at %.0f live calls (perf, self time; %s):\n  %s", r.ProfileLive, r.ProfileFile, strings.Join(r.Profile, "\n  "))
+	} else {
+		tb.Logf("no server profile: %s", r.ProfileError)
+	}
+	if len(r.Invalid) > 0 {
+		tb.Logf("INVALID: %s", strings.Join(r.Invalid, "; "))
 	}
 	tb.Logf("load average before %s, after %s", r.LoadBefore, r.LoadAfter)
 }
@@ -236,6 +217,10 @@ func heldTable(rows []heldResult) string {
 	rows = slices.Clone(rows)
 	slices.SortFunc(rows, func(a, b heldResult) int { return a.Calls - b.Calls })
 	for _, r := range rows {
+		if len(r.Invalid) > 0 {
+			fmt.Fprintf(&b, "| %d (%d in, %d out) | INVALID: %s |\n", r.Calls, r.Inbound, r.Outbound, strings.Join(r.Invalid, "; "))
+			continue
+		}
 		held := fmt.Sprintf("%.0f for %.0f s", r.PeakLive, r.AllUpSeconds)
 		if !r.AllUp {
 			held = fmt.Sprintf("not all up for half the hold: peak %.0f, ≥ 95 %% of it for %.0f s", r.PeakLive, r.AllUpSeconds)

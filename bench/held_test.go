@@ -85,11 +85,16 @@ const providerDelays = vad.DefaultHangover + recognizeLag + modelDelay + speechD
 // PARLEY_BENCH_HELD_CAPTURE of the calls with dumpcap. From the capture it
 // computes late and lost frames at the receiver and the platform's share
 // of each turn on the wire; from /proc and /metrics the server's CPU per
-// call-second, RSS and goroutines per call and the calls held; and it
-// profiles the server (perf) during the largest N. Then rtpengine relays
-// N streams of the same shape for the same time as the CPU baseline. It
-// writes calls-N.json and prints a markdown table. It fails when the
-// server dies or any call fails on either side; goals missed are
+// call-second, RSS (the window's median) and goroutines per call less the
+// idle server's, and the calls held; and it profiles the server (perf) at
+// each N's plateau, kept as calls-N.perf. Then rtpengine relays N streams
+// of the same shape, their send phases spread over the 20 ms as SIPp's
+// are, for the same time as the CPU baseline. It writes calls-N.json and
+// prints a markdown table and each N's figures beside issue 32's goals. It
+// fails when the server dies, and marks a run INVALID (and fails) when its
+// figures would not mean what they say: not every call up for half the
+// hold, a call failed on either side, no profile, packets the capture
+// dropped, a saturated machine (heldResult.invalid). Goals missed are
 // reported, not failed. Use -benchtime 1x.
 func BenchmarkCallsHeld(b *testing.B) {
 	siptest.RequireSipp(b)
@@ -98,28 +103,29 @@ func BenchmarkCallsHeld(b *testing.B) {
 	wav, loop, speech := speechWAV(b)
 	b.Logf("caller audio: %v loop, %v of it speech; calls %v, all up for %v, ramp %d calls/s, RTP of ~%d calls captured (0: all)",
 		loop.Round(time.Millisecond), speech.Round(time.Millisecond), cfg.sizes, cfg.hold, cfg.rate, cfg.capture)
-	largest := 0
-	for _, n := range cfg.sizes {
-		largest = max(largest, n)
-	}
 	b.ResetTimer()
 	for range b.N {
 		var rows []heldResult
 		for _, n := range cfg.sizes {
-			r := runHeld(b, bin, wav, cfg, n, n == largest)
+			r := runHeld(b, bin, wav, cfg, n)
 			r.Relay = relayThroughRtpengine(b, n, cfg.hold, wav)
 			if r.Relay.CPUPerCallS > 0 {
 				r.MediaCPURatio = r.CPUPerCallS / r.Relay.CPUPerCallS
 			}
+			r.Invalid = r.invalid()
 			r.write(b, cfg.out)
 			r.log(b)
+			if len(r.Invalid) > 0 {
+				b.Errorf("%d calls: INVALID run, its figures mean nothing: %s", n, strings.Join(r.Invalid, "; "))
+			}
 			rows = append(rows, r)
 		}
 		fmt.Println(heldTable(rows))
+		fmt.Println(heldSummary(rows))
 	}
 }
 
-func runHeld(b *testing.B, bin string, wav []byte, cfg heldConfig, calls int, profile bool) heldResult {
+func runHeld(b *testing.B, bin string, wav []byte, cfg heldConfig, calls int) heldResult {
 	b.StopTimer()
 	res := heldResult{Calls: calls, HoldSeconds: cfg.hold.Seconds(), Date: time.Now().UTC().Format(time.RFC3339), LoadBefore: loadAvg()}
 	// Below the kernel's ephemeral ports (32768 up), so no client socket
@@ -184,11 +190,22 @@ func runHeld(b *testing.B, bin string, wav []byte, cfg heldConfig, calls int, pr
 		allUp           bool
 	}
 	var (
-		mu        sync.Mutex
-		samples   []sample
-		profiling bool // a profile was started, and will be sent on profiled
+		mu         sync.Mutex
+		samples    []sample
+		polledLive []float64 // samples' live calls
+		profiling  bool      // a profile was started, and will be sent on profiled
 	)
-	profiled := make(chan []string, 1)
+	if err := os.MkdirAll(cfg.out, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	profilePath, _ := filepath.Abs(filepath.Join(cfg.out, fmt.Sprintf("calls-%d.perf", calls)))
+	_ = os.Remove(profilePath) // a stale profile of an earlier run is no profile of this one
+	profileFor := min(cfg.hold/2, 15*time.Second)
+	// The profile starts at the plateau: once every call is up, or past
+	// capacity once the ramp is over and the live calls stop rising (at
+	// the latest a quarter of the hold later: the highest count reached).
+	rampEnd := time.Now().Add(ramp + 2*time.Second)
+	profiled := make(chan serverProfile, 1)
 	polled := make(chan struct{})
 	go func() {
 		defer close(polled)
@@ -204,9 +221,17 @@ func runHeld(b *testing.B, bin string, wav []byte, cfg heldConfig, calls int, pr
 			}
 			mu.Lock()
 			samples = append(samples, s)
-			if profile && s.allUp && !profiling {
+			polledLive = append(polledLive, s.live)
+			now := s.at
+			plateau := s.allUp || (now.After(rampEnd) && (atPlateau(polledLive) || now.After(rampEnd.Add(cfg.hold/4))))
+			if plateau && !profiling && err == nil {
 				profiling = true
-				go func() { profiled <- profileServer(pid, min(cfg.hold/2, 15*time.Second)) }()
+				live := s.live
+				go func() {
+					p := profileServer(pid, profileFor, profilePath)
+					p.Live = live
+					profiled <- p
+				}()
 			}
 			mu.Unlock()
 			select {
@@ -261,15 +286,24 @@ func runHeld(b *testing.B, bin string, wav []byte, cfg heldConfig, calls int, pr
 	}
 	// A call SIPp failed fails the run once the records say how it ended.
 	sippFailed := sippErr != nil || res.CallerFailed != 0 || res.CallerOK != calls
+	if sippErr != nil {
+		res.SippError = tail(sippErr.Error(), 3000)
+	}
 	if sippFailed {
-		b.Errorf("calls failed on SIPp's side: it counted %d successful, %d failed of %d (%v)", res.CallerOK, res.CallerFailed, calls, tail(fmt.Sprint(sippErr), 3000))
+		b.Logf("calls failed on SIPp's side: it counted %d successful, %d failed of %d (%v)", res.CallerOK, res.CallerFailed, calls, tail(fmt.Sprint(sippErr), 3000))
 	}
 	received, dropped, dumpcapCPU := capt.stop(b)
 	res.CaptureReceived, res.CaptureDropped, res.DumpcapCPUSeconds = received, dropped, dumpcapCPU.Seconds()
 	cancel()
 	<-polled
 	if profiling {
-		res.Profile = <-profiled
+		p := <-profiled
+		res.Profile, res.ProfileError, res.ProfileLive = p.Top, p.Err, p.Live
+		if p.Err == "" {
+			res.ProfileFile = p.File
+		}
+	} else {
+		res.ProfileError = "no plateau was reached while the calls were up"
 	}
 
 	// The steady window: every call up, by the polls.
@@ -297,7 +331,7 @@ func runHeld(b *testing.B, bin string, wav []byte, cfg heldConfig, calls int, pr
 		// the peak or more) rather than nothing, so the row says how many
 		// calls the machine held and at what cost; the run still fails if
 		// calls failed.
-		b.Errorf("the %d calls were not all up together for half the hold (peak %v legs, %v live): reporting the plateau at 95 %% of the peak", calls, res.PeakLegs, res.PeakLive)
+		b.Logf("the %d calls were not all up together for half the hold (peak %v legs, %v live): reporting the plateau at 95 %% of the peak", calls, res.PeakLegs, res.PeakLive)
 		first, last, rssUp, gorUp = nil, nil, nil, nil
 		var lives []float64
 		for i := range samples {
@@ -370,13 +404,11 @@ func runHeld(b *testing.B, bin string, wav []byte, cfg heldConfig, calls int, pr
 			engineOverhead = append(engineOverhead, oh)
 		}
 	}
+	res.Records = len(records)
 	if directions["INBOUND"] != inbound || directions["OUTBOUND"] != outbound {
-		b.Errorf("records by direction %v, want %d INBOUND and %d OUTBOUND", directions, inbound, outbound)
+		res.RecordsAmiss = fmt.Sprintf("records by direction %v, want %d INBOUND and %d OUTBOUND", directions, inbound, outbound)
 	}
 	b.Logf("calls by how they ended: %v", causes)
-	if res.ServerFailed > 0 || sippFailed {
-		b.Errorf("%d of %d calls failed on the server's side, %d on SIPp's; by how they ended: %v", res.ServerFailed, calls, res.CallerFailed, causes)
-	}
 	res.EngineTurns = len(engineFirst)
 	ms := float64(providerDelays.Milliseconds())
 	res.EngineShareP50, res.EngineShareP99 = percentile(engineFirst, 50)-ms, percentile(engineFirst, 99)-ms

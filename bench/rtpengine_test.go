@@ -24,6 +24,13 @@ type relayResult struct {
 	CPUPerCallS float64 `json:"cpu_ms_per_call_second"`
 	Sent        int64   `json:"packets_sent"`     // both directions
 	Received    int64   `json:"packets_received"` // both directions, after the relay
+	// BusiestMsPct is the share of the packets sent in the busiest
+	// millisecond of the 20 ms period: 5 % when the phases are spread
+	// evenly, 100 % when every stream sends at once.
+	BusiestMsPct float64 `json:"busiest_ms_pct"`
+	// The machine's CPU over the window, as heldResult's.
+	MachineBusySeconds float64 `json:"machine_busy_seconds"`
+	MachineSeconds     float64 `json:"machine_seconds"`
 }
 
 // relayThroughRtpengine runs rtpengine in userspace (no kernel module:
@@ -31,7 +38,10 @@ type relayResult struct {
 // streams (50 packets a second each way, payload from wav) for hold,
 // set up through its ng control protocol (bencoded offer and answer over
 // UDP) as a SIP proxy would. Like SIPp, each side sends every call's
-// stream from one socket. It measures rtpengine's CPU over hold, every
+// stream from one socket, and each stream at its own phase of the 20 ms
+// period (sendPhases), as calls started at different moments do: sent
+// phase-aligned, all in one burst per period, rtpengine's cost halves,
+// and the baseline with it. It measures rtpengine's CPU over hold, every
 // call relaying.
 func relayThroughRtpengine(tb testing.TB, calls int, hold time.Duration, wav []byte) relayResult {
 	tb.Helper()
@@ -125,42 +135,50 @@ func relayThroughRtpengine(tb testing.TB, calls int, hold time.Duration, wav []b
 
 	payload := ulawPayload(wav)
 	pkt := make([]byte, 12+frameSamples)
+	order := sendOrder(calls, frameDur)
 	var sent int64
+	var perMs [frameDur / time.Millisecond]int64 // packets by the millisecond of the period they left in
 	warm := time.Second
 	start := time.Now()
 	var cpu0 time.Duration
 	var at0 time.Time
+	var busy0, all0 float64
 	for tick := 0; ; tick++ {
-		next := start.Add(time.Duration(tick) * frameDur)
-		if d := time.Until(next); d > 0 {
-			time.Sleep(d)
-		}
+		period := start.Add(time.Duration(tick) * frameDur)
 		if at0.IsZero() && time.Since(start) >= warm {
 			at0, cpu0 = time.Now(), procCPU(cmd.Process.Pid)
+			busy0, all0 = machineCPU()
 		}
 		if !at0.IsZero() && time.Since(at0) >= hold {
 			break
 		}
 		off := (tick * frameSamples) % max(len(payload)-frameSamples, 1)
-		for i := range calls {
-			for side, conn := range []*net.UDPConn{a, b} {
-				to := toA[i]
-				if side == 1 {
-					to = toB[i]
-				}
-				pkt[0], pkt[1] = 0x80, 0
-				binary.BigEndian.PutUint16(pkt[2:], uint16(tick))
-				binary.BigEndian.PutUint32(pkt[4:], uint32(tick*frameSamples))
-				binary.BigEndian.PutUint32(pkt[8:], uint32(2*i+side+1))
-				copy(pkt[12:], payload[off:])
-				if _, err := conn.WriteToUDPAddrPort(pkt, to); err == nil {
-					sent++
+		for _, slot := range order {
+			// Sleep only when well ahead: the timer's wake-up (about a
+			// millisecond) sends what has come due meanwhile, as SIPp's does.
+			if d := time.Until(period.Add(slot.phase)); d > 200*time.Microsecond {
+				time.Sleep(d)
+			}
+			conn, to := a, toA[slot.call]
+			if slot.side == 1 {
+				conn, to = b, toB[slot.call]
+			}
+			pkt[0], pkt[1] = 0x80, 0
+			binary.BigEndian.PutUint16(pkt[2:], uint16(tick))
+			binary.BigEndian.PutUint32(pkt[4:], uint32(tick*frameSamples))
+			binary.BigEndian.PutUint32(pkt[8:], uint32(2*slot.call+slot.side+1))
+			copy(pkt[12:], payload[off:])
+			if _, err := conn.WriteToUDPAddrPort(pkt, to); err == nil {
+				sent++
+				if !at0.IsZero() {
+					perMs[int(time.Since(start)%frameDur/time.Millisecond)]++
 				}
 			}
 		}
 	}
 	window := time.Since(at0)
 	cpu := procCPU(cmd.Process.Pid) - cpu0
+	busy1, all1 := machineCPU()
 	for i := range calls {
 		id := fmt.Sprintf("bench-%d", i)
 		_, _ = ngCall.do(map[string]any{"command": "delete", "call-id": id, "from-tag": "a" + id})
@@ -168,9 +186,46 @@ func relayThroughRtpengine(tb testing.TB, calls int, hold time.Duration, wav []b
 	a.Close()
 	b.Close()
 	readers.Wait()
-	r := relayResult{Calls: calls, Seconds: window.Seconds(), CPUSeconds: cpu.Seconds(), Sent: sent, Received: received.Load()}
+	r := relayResult{Calls: calls, Seconds: window.Seconds(), CPUSeconds: cpu.Seconds(), Sent: sent, Received: received.Load(),
+		BusiestMsPct: busiestShare(perMs[:]), MachineBusySeconds: busy1 - busy0, MachineSeconds: all1 - all0}
 	r.CPUPerCallS = cpu.Seconds() * 1000 / (float64(calls) * window.Seconds())
 	return r
+}
+
+// sendSlot is when in the period one call's side sends.
+type sendSlot struct {
+	call, side int // side 0: A (the caller), 1: B
+	phase      time.Duration
+}
+
+// sendOrder spreads the 2×calls streams' phases evenly over the period,
+// in phase order. Each side's phases are spread evenly too, and a call's
+// B side sends about half a period after its A side: the two ends of a
+// real call (SIPp, Parley) keep clocks of their own.
+func sendOrder(calls int, period time.Duration) []sendSlot {
+	out := make([]sendSlot, 2*calls)
+	for k := range out {
+		s := sendSlot{call: k / 2, side: k % 2, phase: time.Duration(int64(period) * int64(k) / int64(2*calls))}
+		if s.side == 1 {
+			s.call = (k/2 + calls/2) % calls
+		}
+		out[k] = s
+	}
+	return out
+}
+
+// busiestShare is the largest count's percentage of the total (0 when
+// there is none).
+func busiestShare(counts []int64) float64 {
+	var total, most int64
+	for _, c := range counts {
+		total += c
+		most = max(most, c)
+	}
+	if total == 0 {
+		return 0
+	}
+	return 100 * float64(most) / float64(total)
 }
 
 func listenUDP(tb testing.TB) *net.UDPConn {

@@ -250,11 +250,15 @@ func newPhone(c Config, st store.Store, box *secret.Box, services domain.Service
 	if err != nil {
 		return nil, nil, err
 	}
+	exempt, err := c.sipInviteExempt()
+	if err != nil {
+		return nil, nil, err
+	}
 	sc := sipua.Config{
 		ListenAddr: c.SIPAddr, PublicHost: c.SIPPublicHost, RTPPortMin: lo, RTPPortMax: hi,
 		MaxDialogs: c.SIPMaxDialogs, MediaTimeout: c.SIPMediaTimeout, UserAgent: "Parley/" + version(), Logger: log,
 		TLSAddr: c.SIPTLSAddr, Codecs: c.sipCodecs(),
-		Admission: sipua.Admission{Rate: c.SIPInviteRate, Burst: c.SIPInviteBurst, Exempt: telephony.LoopbackSigned(box)},
+		Admission: sipua.Admission{Rate: c.SIPInviteRate, Burst: c.SIPInviteBurst, Exempt: telephony.LoopbackSigned(box), ExemptSources: exempt},
 	}
 	if c.SIPTLSCert != "" {
 		cert, err := tls.LoadX509KeyPair(c.SIPTLSCert, c.SIPTLSKey)

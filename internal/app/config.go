@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -43,6 +44,7 @@ type Config struct {
 	SIPMaxDialogs   int
 	SIPInviteRate   float64
 	SIPInviteBurst  int
+	SIPInviteExempt string
 	SIPMediaTimeout time.Duration
 	// SIPRegisterTimeout bounds one REGISTER; SIPRegisterMaxBackoff caps
 	// the wait between failed attempts (trunk registration).
@@ -102,6 +104,7 @@ func serveFlags(fs *flag.FlagSet, c *Config) {
 	fs.IntVar(&c.SIPMaxDialogs, "sip-max-dialogs", 1000, "most SIP call legs at once; more INVITEs get 503")
 	fs.Float64Var(&c.SIPInviteRate, "sip-invite-rate", 20, "INVITEs (and REGISTER, OPTIONS) per second one source address may send on average, checked before any other work; over it: 503 with Retry-After (0: no limit)")
 	fs.IntVar(&c.SIPInviteBurst, "sip-invite-burst", 100, "how many INVITEs one source address may send at once (--sip-invite-rate's bucket)")
+	fs.StringVar(&c.SIPInviteExempt, "sip-invite-exempt", "", "source addresses or CIDRs, comma-separated, that --sip-invite-rate does not limit: the carrier's SBC or a proxy that sends every call from one address, a load generator (other sources keep their limit)")
 	fs.DurationVar(&c.SIPMediaTimeout, "sip-media-timeout", 60*time.Second, "end a call that received no RTP for this long (0: never)")
 	fs.DurationVar(&c.SIPRegisterTimeout, "sip-register-timeout", 10*time.Second, "how long a trunk's REGISTER waits for the registrar's answer before the attempt fails")
 	fs.DurationVar(&c.SIPRegisterMaxBackoff, "sip-register-max-backoff", 5*time.Minute, "the longest wait between failed registration attempts (the wait doubles from 1 s)")
@@ -196,6 +199,9 @@ func (c *Config) check() error {
 		if c.SIPInviteRate < 0 || c.SIPInviteBurst < 0 {
 			errs = append(errs, errors.New("--sip-invite-rate and --sip-invite-burst must not be negative"))
 		}
+		if _, err := c.sipInviteExempt(); err != nil {
+			errs = append(errs, err)
+		}
 		if c.SIPMaxDialogs < 1 {
 			errs = append(errs, errors.New("--sip-max-dialogs must be at least 1"))
 		}
@@ -238,6 +244,28 @@ func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 		fs.PrintDefaults()
 	}
 	return fs
+}
+
+// sipInviteExempt is --sip-invite-exempt as prefixes: a bare address is
+// that address alone.
+func (c Config) sipInviteExempt() ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, f := range strings.Split(c.SIPInviteExempt, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		if p, err := netip.ParsePrefix(f); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(f)
+		if err != nil {
+			return nil, fmt.Errorf("--sip-invite-exempt: %q is neither an address nor a CIDR", f)
+		}
+		a = a.Unmap() // requests' sources are compared unmapped
+		out = append(out, netip.PrefixFrom(a, a.BitLen()))
+	}
+	return out, nil
 }
 
 // sipCodecs is --sip-codecs as a list.

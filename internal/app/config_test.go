@@ -180,3 +180,33 @@ func TestSIPCodecsFlag(t *testing.T) {
 		}
 	}
 }
+
+func TestSIPInviteExemptFlag(t *testing.T) {
+	for _, tc := range []struct {
+		value string
+		want  string // the prefixes, comma-separated
+		err   string
+	}{
+		{"", "", ""},
+		{"203.0.113.7", "203.0.113.7/32", ""},
+		{" 198.51.100.0/24 , 2001:db8::/32,::ffff:192.0.2.1", "198.51.100.0/24,2001:db8::/32,192.0.2.1/32", ""},
+		{"198.51.100.9/24", "198.51.100.0/24", ""},
+		{"sbc.example.com", "", `"sbc.example.com" is neither an address nor a CIDR`},
+	} {
+		c := Config{SIPInviteExempt: tc.value}
+		got, err := c.sipInviteExempt()
+		var s []string
+		for _, p := range got {
+			s = append(s, p.String())
+		}
+		if strings.Join(s, ",") != tc.want || (err == nil) != (tc.err == "") || (err != nil && !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("%q: %v, %v; want %q, error %q", tc.value, s, err, tc.want, tc.err)
+		}
+		// A bad list fails the serve configuration, by the flag's name.
+		var out, errOut bytes.Buffer
+		code := Main(context.Background(), []string{"serve", "--sip-invite-exempt", tc.value, "--sip-addr", "127.0.0.1:0", "--data-dir", t.TempDir(), "--max-concurrent-calls", "0"}, &out, &errOut, env(nil))
+		if code != 1 || strings.Contains(errOut.String(), "--sip-invite-exempt") != (tc.err != "") {
+			t.Errorf("--sip-invite-exempt %q: exit %d, stderr %q", tc.value, code, errOut.String())
+		}
+	}
+}

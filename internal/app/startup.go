@@ -27,6 +27,9 @@ func logConfiguration(log *slog.Logger, c Config, a *App, httpAddr string) {
 	}
 	if a.UA != nil {
 		sip := []any{"listen", a.UA.Addr(), "public_host", a.UA.PublicHost(), "rtp_ports", c.RTPPorts}
+		if c.SIPInviteExempt != "" {
+			sip = append(sip, "invite_exempt", c.SIPInviteExempt)
+		}
 		if a.UA.TLS() {
 			sip = append(sip, "tls", a.UA.TLSAddr())
 		}

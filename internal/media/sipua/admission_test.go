@@ -73,3 +73,34 @@ func TestAdmissionSourcesBounded(t *testing.T) {
 		t.Fatalf("%d buckets, want at most %d", len(a.buckets), maxSources)
 	}
 }
+
+func TestAdmissionExemptSources(t *testing.T) {
+	now := time.Unix(1000, 0)
+	a := newAdmission(Admission{Rate: 1, Burst: 1, ExemptSources: []netip.Prefix{
+		netip.MustParsePrefix("198.51.100.0/24"), netip.MustParsePrefix("2001:db8::7/128")}})
+	a.now = func() time.Time { return now }
+	// An SBC (or a load generator) sends every call from one address, far
+	// over the rate: none refused, and no bucket kept for it.
+	for _, src := range []string{"198.51.100.9", "198.51.100.200", "2001:db8::7"} {
+		for i := range 50 {
+			if ok, _ := a.allow(netip.MustParseAddr(src)); !ok {
+				t.Fatalf("exempt source %s: request %d refused", src, i+1)
+			}
+		}
+	}
+	if len(a.buckets) != 0 {
+		t.Fatalf("%d buckets kept for exempt sources", len(a.buckets))
+	}
+	// Everyone else is still limited, neighbours of the exempt range too.
+	for _, src := range []string{"198.51.101.9", "2001:db8::8"} {
+		if ok, _ := a.allow(netip.MustParseAddr(src)); !ok {
+			t.Fatalf("%s: first request refused", src)
+		}
+		if ok, _ := a.allow(netip.MustParseAddr(src)); ok {
+			t.Fatalf("%s: second request at once admitted over a burst of 1", src)
+		}
+	}
+	if admitted, refused := a.admitted.Load(), a.refused.Load(); admitted != 152 || refused != 2 {
+		t.Fatalf("counts %d admitted, %d refused; want 152 and 2", admitted, refused)
+	}
+}
