@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 	"time"
-
 )
 
 // BenchmarkCallSetup measures one call between two user agents on

@@ -87,8 +87,8 @@ type Leg struct {
 	outLive     int       // samples of bridged audio in out
 	livePlaying bool      // bridged audio is playing; when not, it waits for jitterDepth
 	drained     chan struct{}
-	backlog     []int16 // caller audio for the recording, not yet taken by the pacer
-	dry         bool    // the backlog ran out: refill to jitterDepth first
+	backlog     []int16     // caller audio for the recording, not yet taken by the pacer
+	dry         bool        // the backlog ran out: refill to jitterDepth first
 	part        []int16     // caller audio short of a whole frame (capacity a frame)
 	in          callerQueue // frames for the Audio reader
 	ready       [][]int16   // bridged frames of a packet, on their way to the peer

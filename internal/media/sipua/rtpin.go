@@ -31,7 +31,7 @@ func parseRTP(b []byte) (h rtpHeader, payload []byte, ok bool) {
 	h.seq = binary.BigEndian.Uint16(b[2:])
 	h.ts = binary.BigEndian.Uint32(b[4:])
 	n := rtpHeaderLen + 4*int(b[0]&0x0f) // CSRCs
-	if b[0]&0x10 != 0 {                   // header extension
+	if b[0]&0x10 != 0 {                  // header extension
 		if len(b) < n+4 {
 			return h, nil, false
 		}
