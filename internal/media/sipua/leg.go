@@ -77,8 +77,10 @@ type Leg struct {
 	nextReport int64 // the frame after which the next report is due
 
 	// The RTP reader's own.
-	rx rtpIn
+	rx    rtpIn
+	ready [][]int16 // bridged frames of a packet, on their way to the peer
 
+	in     callerQueue // frames for the Audio reader (mu guards it)
 	digits chan rune
 	done   chan struct{}
 
@@ -87,12 +89,10 @@ type Leg struct {
 	outLive     int       // samples of bridged audio in out
 	livePlaying bool      // bridged audio is playing; when not, it waits for jitterDepth
 	drained     chan struct{}
-	backlog     []int16     // caller audio for the recording, not yet taken by the pacer
-	dry         bool        // the backlog ran out: refill to jitterDepth first
-	part        []int16     // caller audio short of a whole frame (capacity a frame)
-	in          callerQueue // frames for the Audio reader
-	ready       [][]int16   // bridged frames of a packet, on their way to the peer
-	delivered   int64       // frames handed to the reader, audio or filled in
+	backlog     []int16 // caller audio for the recording, not yet taken by the pacer
+	dry         bool    // the backlog ran out: refill to jitterDepth first
+	part        []int16 // caller audio short of a whole frame for the reader
+	delivered   int64   // frames handed to the reader, audio or filled in
 	lastRTP     time.Time
 	recorder    Recorder
 	peer        *Leg             // bridged: caller frames go to peer's out queue
