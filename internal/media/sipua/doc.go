@@ -1,8 +1,7 @@
 // Package sipua is Parley's SIP user agent: it places and answers calls over
 // SIP (UDP and TCP) with RTP media, on top of emiago/sipgo (messages,
-// transactions, dialogs) and emiago/diago (SDP offer/answer, media sockets,
-// RTCP socket). It
-// owns what those leave to the application: the codecs (G.722 first, then
+// transactions, dialogs) and emiago/diago (SDP offer/answer, the media
+// sockets, RTCP). It owns what those leave to the application: the codecs (G.722 first, then
 // G.711 μ-law and A-law, answered in our order of preference, coded by
 // media/audio), each leg's PCM at its codec's rate (16 kHz for G.722, 8 kHz
 // for G.711); media clocks anchored to the wall, one goroutine per core each
