@@ -3,7 +3,10 @@ package sipua
 import (
 	"context"
 	"net"
+	"runtime"
+	"syscall"
 	"testing"
+	"time"
 
 	dmedia "github.com/emiago/diago/media"
 )
@@ -97,11 +100,13 @@ func BenchmarkRTPSend(b *testing.B) {
 	l, _ := socketLegs(b, dmedia.CodecAudioUlaw)
 	l.enqueue(outItem{pcm: pattern(0, 600*l.rate, 1)})
 	b.ReportAllocs()
+	m := startCPU()
 	for b.Loop() {
 		if err := l.tick(true); err != nil {
 			b.Fatal(err)
 		}
 	}
+	m.report(b)
 }
 
 // BenchmarkRTPReceive is the cost of one frame of the caller's from the
@@ -114,9 +119,11 @@ func BenchmarkRTPReceive(b *testing.B) {
 	r := l.Audio(l.rate)
 	const batch = 64
 	b.ReportAllocs()
+	m := startCPU()
 	i := 0
 	for b.Loop() {
 		if i%batch == 0 {
+			m.pause()
 			b.StopTimer()
 			for range batch {
 				if err := far.tick(true); err != nil {
@@ -124,6 +131,7 @@ func BenchmarkRTPReceive(b *testing.B) {
 				}
 			}
 			b.StartTimer()
+			m.resume()
 		}
 		i++
 		if err := l.readPacket(); err != nil {
@@ -133,4 +141,60 @@ func BenchmarkRTPReceive(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	m.report(b)
+}
+
+// BenchmarkRTPPacketize is BenchmarkRTPSend without the system call: what
+// the leg itself spends on a packet of speech.
+func BenchmarkRTPPacketize(b *testing.B) {
+	l := newMediaLeg(wallClock{}, dmedia.CodecAudioUlaw, discardRTP{})
+	l.enqueue(outItem{pcm: pattern(0, 600*l.rate, 1)})
+	b.ReportAllocs()
+	m := startCPU()
+	for b.Loop() {
+		if err := l.tick(true); err != nil {
+			b.Fatal(err)
+		}
+	}
+	m.report(b)
+}
+
+// BenchmarkSendto is the floor under BenchmarkRTPSend: one sendto of a
+// packet's size on loopback.
+func BenchmarkSendto(b *testing.B) {
+	c, far := udpConn(b), udpConn(b)
+	to := far.LocalAddr().(*net.UDPAddr).AddrPort()
+	pkt := make([]byte, rtpHeaderLen+frame)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.WriteToUDPAddrPort(pkt, to); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// threadCPU is the CPU time, user and system, of the calling OS thread
+// (RUSAGE_THREAD): benchmarks report it per op, as it is less at the mercy
+// of other processes on a shared machine than the wall time.
+func threadCPU() time.Duration {
+	var r syscall.Rusage
+	_ = syscall.Getrusage(1, &r) // RUSAGE_THREAD
+	return time.Duration(r.Utime.Nano() + r.Stime.Nano())
+}
+
+// cpuMeter adds up a benchmark's thread CPU time while it runs.
+type cpuMeter struct {
+	total, mark time.Duration
+}
+
+func startCPU() *cpuMeter {
+	runtime.LockOSThread()
+	return &cpuMeter{mark: threadCPU()}
+}
+func (m *cpuMeter) pause()  { m.total += threadCPU() - m.mark }
+func (m *cpuMeter) resume() { m.mark = threadCPU() }
+func (m *cpuMeter) report(b *testing.B) {
+	m.pause()
+	runtime.UnlockOSThread()
+	b.ReportMetric(float64(m.total.Nanoseconds())/float64(b.N), "cpu-ns/op")
 }
