@@ -127,7 +127,9 @@ func newLeg(ua *UA, d diago.DialogSession, s *slot, learn bool) (*Leg, error) {
 		return nil, err
 	}
 	codec := dmedia.CodecAudioFromSession(ms)
-	l := newMediaLeg(ua.clock, codec, newUDPSink(conn, ms.Raddr, learn))
+	sink := newUDPSink(conn, ms.Raddr, learn)
+	sink.negotiated(ms)
+	l := newMediaLeg(ua.clock, codec, sink)
 	l.ua, l.dialog, l.key, l.slot = ua, d, legKey(d), s
 	l.conn, l.rx.eventPT = conn, eventPayloadType(ms)
 	l.mediaTimeout = ua.cfg.MediaTimeout
@@ -184,10 +186,10 @@ func eventPayloadType(ms *dmedia.MediaSession) uint8 {
 }
 
 // mediaUpdated follows a re-INVITE's new SDP: RTP goes to the address it
-// gives.
+// gives, or nowhere while it holds the call.
 func (l *Leg) mediaUpdated(ms *dmedia.MediaSession) {
 	if l.sink != nil && ms != nil {
-		l.sink.retarget(ms.Raddr)
+		l.sink.negotiated(ms)
 	}
 }
 

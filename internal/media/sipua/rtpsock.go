@@ -1,6 +1,7 @@
 package sipua
 
 import (
+	"bytes"
 	"errors"
 	"net"
 	"net/netip"
@@ -56,6 +57,9 @@ type udpSink struct {
 	sdp     atomic.Pointer[netip.AddrPort]
 	learn   bool
 	learned atomic.Bool
+	// quiet: the negotiated direction lets us send nothing (recvonly or
+	// inactive: the far end holds the call); packets go nowhere.
+	quiet atomic.Bool
 }
 
 func newUDPSink(conn *net.UDPConn, raddr net.UDPAddr, learn bool) *udpSink {
@@ -65,11 +69,24 @@ func newUDPSink(conn *net.UDPConn, raddr net.UDPAddr, learn bool) *udpSink {
 }
 
 func (s *udpSink) writeRTP(pkt []byte) error {
+	if s.quiet.Load() {
+		return nil
+	}
 	_, err := s.conn.WriteToUDPAddrPort(pkt, *s.to.Load())
 	return err
 }
 
-// retarget sends to the far end's address from a new SDP (re-INVITE).
+// negotiated takes the far end's address and the direction from the
+// media session's SDP, at the start and after a re-INVITE.
+func (s *udpSink) negotiated(ms *dmedia.MediaSession) {
+	// The answer's direction line is the negotiated one (diago keeps it
+	// unexported).
+	local := ms.LocalSDP()
+	s.quiet.Store(bytes.Contains(local, []byte("a=recvonly")) || bytes.Contains(local, []byte("a=inactive")))
+	s.retarget(ms.Raddr)
+}
+
+// retarget sends to the far end's address from its SDP.
 func (s *udpSink) retarget(raddr net.UDPAddr) {
 	a := unmapped(raddr.AddrPort())
 	s.sdp.Store(&a)

@@ -85,3 +85,33 @@ func TestParseRTP(t *testing.T) {
 		t.Error("version 0 parsed as RTP")
 	}
 }
+
+// A far end that holds the call (its offer sendonly, so our answer is
+// recvonly) gets no RTP from the leg until it offers sendrecv again.
+func TestNoRTPWhileHeld(t *testing.T) {
+	for _, mode := range []string{"sendonly", "sendrecv"} {
+		far, err := dmedia.NewMediaSession(net.IPv4(127, 0, 0, 1), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer far.Close()
+		far.Mode = mode
+		ours, err := dmedia.NewMediaSession(net.IPv4(127, 0, 0, 1), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ours.Close()
+		if err := ours.RemoteSDP(far.LocalSDP()); err != nil {
+			t.Fatal(err)
+		}
+		conn, err := mediaConn(ours)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := newUDPSink(conn, ours.Raddr, false)
+		s.negotiated(ours)
+		if held := mode == "sendonly"; s.quiet.Load() != held {
+			t.Errorf("far end %s: quiet %v, want %v", mode, s.quiet.Load(), held)
+		}
+	}
+}
