@@ -20,25 +20,53 @@ type legAudio struct {
 	down *audio.Resampler
 
 	arrived time.Time // the reader's own (see media.Arrivals)
+	frame   []int16   // the reader's own: a frame at the leg's rate, to resample
 }
 
+// Read returns the next frame of the caller's in a new slice, the
+// caller's to keep (media.Audio): the one allocation per frame on the way
+// in; the leg decodes into its own ring (callerQueue).
 func (a *legAudio) Read(ctx context.Context) ([]int16, error) {
-	select {
-	case f := <-a.l.in:
-		a.arrived = f.at
-		if a.rate == a.l.rate {
-			return f.pcm, nil
+	l := a.l
+	for {
+		if f, ok := a.take(); ok {
+			return f, nil
 		}
-		a.mu.Lock()
-		defer a.mu.Unlock()
-		return a.up.Process(make([]int16, 0, media.FrameSamples(a.rate)), f.pcm), nil
-	case <-a.l.done:
-		return nil, media.ErrEnded
-	case <-a.l.stop:
-		return nil, media.ErrEnded
-	case <-ctx.Done():
-		return nil, ctx.Err()
+		select {
+		case <-l.in.ready:
+		case <-l.done:
+			return nil, media.ErrEnded
+		case <-l.stop:
+			return nil, media.ErrEnded
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
+}
+
+// take takes the next frame waiting, at the reader's rate.
+func (a *legAudio) take() ([]int16, bool) {
+	l := a.l
+	if a.rate == l.rate {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if l.in.n == 0 {
+			return nil, false
+		}
+		f := make([]int16, l.frame)
+		a.arrived, _ = l.in.pop(f)
+		return f, true
+	}
+	a.mu.Lock() // the resampler and a.frame
+	defer a.mu.Unlock()
+	l.mu.Lock()
+	at, ok := l.in.pop(a.frame)
+	l.mu.Unlock()
+	if !ok {
+		return nil, false
+	}
+	a.arrived = at
+	return a.up.Process(make([]int16, 0, media.FrameSamples(a.rate)), a.frame), true
 }
 
 func (a *legAudio) Write(pcm []int16) error {

@@ -36,33 +36,30 @@ type sentPacket struct {
 	at      time.Time
 }
 
-// packetLog stands for the RTP session under diago's packet writer.
+// packetLog stands for the leg's socket: it keeps the packets sent, as
+// the wire has them.
 type packetLog struct {
 	clk  *virtualClock
 	sent []sentPacket
 }
 
-func (p *packetLog) WriteRTP(pkt *rtp.Packet) error {
+func (p *packetLog) writeRTP(b []byte) error {
+	var pkt rtp.Packet
+	if err := pkt.Unmarshal(b); err != nil {
+		return err
+	}
 	p.sent = append(p.sent, sentPacket{pkt.Header, slices.Clone(pkt.Payload), p.clk.now})
 	return nil
 }
 
 // clockLeg is a G.711 leg with no dialog, for driving its clock by hand.
-func clockLeg(clk mediaClock, w dmedia.RTPWriter) *Leg {
+func clockLeg(clk mediaClock, w rtpSink) *Leg {
 	return clockLegWith(clk, w, dmedia.CodecAudioUlaw)
 }
 
 // clockLegWith is a leg with codec and no dialog.
-func clockLegWith(clk mediaClock, w dmedia.RTPWriter, codec dmedia.Codec) *Leg {
-	c := newCoder(codec)
-	rate := pcmRate(codec)
-	frame := media.FrameSamples(rate)
-	return &Leg{
-		codec: codec, coder: c, rate: rate, frame: frame, clk: clk,
-		tx:   newRTPOut(dmedia.NewRTPPacketWriter(w, codec), codec, c.encode, frame),
-		ours: make([]int16, frame), heard: make([]int16, frame), in: make(chan inFrame, inFrames), digits: make(chan rune, 1),
-		done: make(chan struct{}), drained: closedChan(), stop: make(chan struct{}),
-	}
+func clockLegWith(clk mediaClock, w rtpSink, codec dmedia.Codec) *Leg {
+	return newMediaLeg(clk, codec, w)
 }
 
 // hangUp ends a clockLeg as finish would, without a dialog to close.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/emiago/diago"
@@ -104,7 +105,13 @@ func (u *UA) dial(ctx context.Context, t Target, ringing func(InviteState), s *s
 	u.strays.own(string(callID))
 	defer u.strays.disown(string(callID))
 	var once sync.Once
+	var leg atomic.Pointer[Leg]
 	opts := diago.InviteClientOptions{
+		OnMediaUpdate: func(m *diago.DialogMedia) {
+			if l := leg.Load(); l != nil {
+				l.mediaUpdated(m.MediaSession()) // a re-INVITE moved the far end's RTP
+			}
+		},
 		Username: t.Username,
 		Password: t.Password,
 		OnResponse: func(res *sip.Response) error {
@@ -149,12 +156,13 @@ func (u *UA) dial(ctx context.Context, t Target, ringing func(InviteState), s *s
 		_ = d.Close()
 		return nil, fmt.Errorf("ack: %w", err)
 	}
-	l, err := newLeg(u, d, s)
+	l, err := newLeg(u, d, s, false)
 	if err != nil {
 		_ = d.Hangup(context.Background())
 		_ = d.Close()
 		return nil, err
 	}
+	leg.Store(l)
 	l.start()
 	return l, nil
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/emiago/diago"
@@ -93,11 +94,19 @@ func (in *Incoming) Answer() (*Leg, error) {
 	if in.over {
 		return nil, errors.New("sipua: the INVITE is over; too late to answer")
 	}
-	if err := in.d.AnswerOptions(diago.AnswerOptions{RTPNAT: 1}); err != nil {
+	// RTPNAT: the SDP diago answers with; the leg learns the far end's
+	// RTP source itself (udpSink).
+	var leg atomic.Pointer[Leg]
+	opts := diago.AnswerOptions{RTPNAT: 1, OnMediaUpdate: func(m *diago.DialogMedia) {
+		if l := leg.Load(); l != nil {
+			l.mediaUpdated(m.MediaSession())
+		}
+	}}
+	if err := in.d.AnswerOptions(opts); err != nil {
 		return nil, err
 	}
 	in.answered = true
-	l, err := newLeg(in.ua, in.d, in.slot)
+	l, err := newLeg(in.ua, in.d, in.slot, true)
 	if err != nil {
 		// Answered but no leg: nobody will hang this dialog up but us.
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -106,6 +115,7 @@ func (in *Incoming) Answer() (*Leg, error) {
 		return nil, err
 	}
 	in.leg = l
+	leg.Store(l)
 	l.start()
 	return l, nil
 }

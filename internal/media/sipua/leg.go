@@ -3,7 +3,9 @@ package sipua
 import (
 	"context"
 	"errors"
-	"io"
+	"net"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -45,13 +47,6 @@ const (
 // Recorder receives every 20 ms tick of a leg (media.Recorder).
 type Recorder = media.Recorder
 
-// inFrame is a frame of caller audio for the Audio reader and when the
-// newest packet in it arrived (zero for filled-in silence).
-type inFrame struct {
-	pcm []int16
-	at  time.Time
-}
-
 // Leg is one answered SIP call leg: media.Session over RTP.
 type Leg struct {
 	ua     *UA
@@ -60,11 +55,14 @@ type Leg struct {
 	callID string
 	slot   *slot // freed when the leg is over
 
-	codec  dmedia.Codec
-	coder  coder
-	rate   int // of the leg's PCM
-	frame  int // samples per 20 ms at rate
-	reader io.Reader
+	codec dmedia.Codec
+	coder coder
+	rate  int // of the leg's PCM
+	frame int // samples per 20 ms at rate
+	// conn is the leg's RTP socket (diago's, read and written here, see
+	// mediaConn); sink sends on it.
+	conn *net.UDPConn
+	sink *udpSink
 
 	clk mediaClock
 	// The pacer's own.
@@ -79,11 +77,10 @@ type Leg struct {
 	nextReport int64 // the frame after which the next report is due
 
 	// The RTP reader's own.
-	lastSeq uint16
-	haveSeq bool
-	ready   [][]int16 // frames of a packet, on their way to the reader
+	rx    rtpIn
+	ready [][]int16 // bridged frames of a packet, on their way to the peer
 
-	in     chan inFrame
+	in     callerQueue // frames for the Audio reader (mu guards it)
 	digits chan rune
 	done   chan struct{}
 
@@ -118,43 +115,82 @@ type outItem struct {
 	live  bool // bridged audio: dropped rather than let to pile up
 }
 
-func newLeg(ua *UA, d diago.DialogSession, s *slot) (*Leg, error) {
-	m := d.Media()
-	dtmfR := &diago.DTMFReader{}
-	// No diago jitter buffer: it loses RFC 4733 events. The leg's own
-	// playout buffer (backlog, see takeCaller) absorbs jitter instead.
-	r, err := m.AudioReader(diago.WithAudioReaderDTMF(dtmfR))
+// newLeg makes the leg of a dialog whose media diago negotiated. diago
+// keeps the SDP (and re-INVITEs); the leg reads and writes the RTP socket
+// itself (see the package doc). learn: send to where the far end's RTP
+// comes from when that differs from its SDP (inbound legs, as diago's
+// RTPNAT did).
+func newLeg(ua *UA, d diago.DialogSession, s *slot, learn bool) (*Leg, error) {
+	ms := d.Media().MediaSession()
+	conn, err := mediaConn(ms)
 	if err != nil {
 		return nil, err
 	}
-	codec := dmedia.CodecAudioFromSession(m.MediaSession())
+	codec := dmedia.CodecAudioFromSession(ms)
+	sink := newUDPSink(conn, ms.Raddr, learn)
+	sink.negotiated(ms)
+	l := newMediaLeg(ua.clock, codec, sink)
+	l.ua, l.dialog, l.key, l.slot = ua, d, legKey(d), s
+	l.conn, l.rx.eventPT = conn, eventPayloadType(ms)
+	l.mediaTimeout = ua.cfg.MediaTimeout
+	l.callID = l.key.callID
+	return l, nil
+}
+
+// newMediaLeg is a leg's media at codec, its RTP going to sink, before it
+// has a dialog.
+func newMediaLeg(clk mediaClock, codec dmedia.Codec, sink rtpSink) *Leg {
+	c := newCoder(codec)
 	rate := pcmRate(codec)
 	frame := media.FrameSamples(rate)
 	l := &Leg{
-		ua:           ua,
-		dialog:       d,
-		key:          legKey(d),
-		slot:         s,
-		codec:        codec,
-		coder:        newCoder(codec),
-		rate:         rate,
-		frame:        frame,
-		reader:       r,
-		clk:          ua.clock,
-		ours:         make([]int16, frame),
-		heard:        make([]int16, frame),
-		in:           make(chan inFrame, inFrames),
-		digits:       make(chan rune, 32),
-		done:         make(chan struct{}),
-		drained:      closedChan(),
-		lastRTP:      time.Now(),
-		mediaTimeout: ua.cfg.MediaTimeout,
-		stop:         make(chan struct{}),
+		codec:   codec,
+		coder:   c,
+		rate:    rate,
+		frame:   frame,
+		clk:     clk,
+		tx:      newRTPOut(sink, codec, c.encode, frame),
+		ours:    make([]int16, frame),
+		heard:   make([]int16, frame),
+		part:    make([]int16, 0, frame),
+		in:      newCallerQueue(inFrames, frame),
+		digits:  make(chan rune, 32),
+		done:    make(chan struct{}),
+		drained: closedChan(),
+		lastRTP: time.Now(),
+		stop:    make(chan struct{}),
 	}
-	l.tx = newRTPOut(m.RTPPacketWriter, codec, l.coder.encode, frame)
-	l.callID = l.key.callID
-	dtmfR.OnDTMF(func(d rune) error { l.digit(d); return nil })
-	return l, nil
+	if s, ok := sink.(*udpSink); ok {
+		l.sink = s
+	}
+	// A packet's audio decodes to at most this many samples (G.722: two a
+	// byte); sized once, so decoding never grows it.
+	l.rx = rtpIn{
+		buf:     make([]byte, rtpBufSize),
+		pcm:     make([]int16, 0, 2*rtpBufSize),
+		audioPT: codec.PayloadType,
+		eventPT: dmedia.CodecTelephoneEvent8000.PayloadType,
+	}
+	return l
+}
+
+// eventPayloadType is the telephone-event payload type negotiated (101
+// unless the SDP said otherwise).
+func eventPayloadType(ms *dmedia.MediaSession) uint8 {
+	for _, c := range ms.CommonCodecs() {
+		if strings.HasPrefix(c.Name, "telephone-event") {
+			return c.PayloadType
+		}
+	}
+	return dmedia.CodecTelephoneEvent8000.PayloadType
+}
+
+// mediaUpdated follows a re-INVITE's new SDP: RTP goes to the address it
+// gives, or nowhere while it holds the call.
+func (l *Leg) mediaUpdated(ms *dmedia.MediaSession) {
+	if l.sink != nil && ms != nil {
+		l.sink.negotiated(ms)
+	}
 }
 
 func closedChan() chan struct{} { c := make(chan struct{}); close(c); return c }
@@ -195,34 +231,6 @@ func (l *Leg) SetRecorder(r Recorder) {
 	l.mu.Unlock()
 }
 
-// read decodes the far end's RTP and hands it on at once: to the Audio
-// reader or the bridged peer, and to the recording's backlog.
-func (l *Leg) read() {
-	defer l.loops.Done()
-	buf := make([]byte, dmedia.RTPBufSize)
-	pcm := make([]int16, 0, l.frame*4)
-	audioPT := l.codec.PayloadType
-	pr := l.dialog.Media().RTPPacketReader
-	for {
-		n, err := l.reader.Read(buf)
-		if err != nil {
-			l.finish(media.End{Remote: true, Reason: "media closed"})
-			return
-		}
-		at := time.Now()
-		if n == 0 || pr.PacketHeader.PayloadType != audioPT {
-			continue // keep-alive or telephone-event (handled by the DTMF reader)
-		}
-		seq := pr.PacketHeader.SequenceNumber
-		if l.haveSeq && int16(seq-l.lastSeq) <= 0 {
-			continue // a duplicate, or later than what already played
-		}
-		l.lastSeq, l.haveSeq = seq, true
-		pcm = l.coder.decode(pcm[:0], buf[:n])
-		l.receive(pcm, at)
-	}
-}
-
 // receive hands decoded caller audio, which arrived at at, on in whole
 // frames, and keeps it for the recording while there is one. Only the RTP
 // reader calls it.
@@ -235,27 +243,30 @@ func (l *Leg) receive(pcm []int16, at time.Time) {
 			l.backlog = append(l.backlog[:0], l.backlog[over:]...)
 		}
 	}
+	peer, toPeer := l.peer, l.toPeer
 	ready := l.ready[:0]
 	for len(pcm) > 0 {
-		if l.part == nil {
-			l.part = make([]int16, 0, l.frame)
-		}
 		c := min(l.frame-len(l.part), len(pcm))
 		l.part = append(l.part, pcm[:c]...)
 		pcm = pcm[c:]
-		if len(l.part) == l.frame {
-			ready = append(ready, l.part)
-			l.part = nil
-			l.delivered++
+		if len(l.part) < l.frame {
+			break
 		}
+		l.delivered++
+		if peer == nil {
+			l.in.push(l.part, at) // copied into the reader's ring
+		} else {
+			// The peer's queue keeps what it is given.
+			ready = append(ready, slices.Clone(l.part))
+		}
+		l.part = l.part[:0]
 	}
-	peer, toPeer := l.peer, l.toPeer
 	l.mu.Unlock()
 	for _, f := range ready {
 		if toPeer != nil {
 			f = toPeer.Process(nil, f)
 		}
-		l.deliver(inFrame{f, at}, peer)
+		peer.enqueue(outItem{pcm: f, live: true})
 	}
 	clear(ready)
 	l.ready = ready
@@ -272,11 +283,10 @@ func (l *Leg) keepReaderInTime(due int64) {
 		l.delivered += fill
 	}
 	l.delivered = min(l.delivered, due)
-	bridged := l.peer != nil // the peer plays its own comfort silence
-	l.mu.Unlock()
-	for i := int64(0); i < fill && !bridged; i++ {
-		l.deliver(inFrame{pcm: make([]int16, l.frame)}, nil)
+	for i := int64(0); i < fill && l.peer == nil; i++ { // a bridged peer plays its own comfort silence
+		l.in.push(nil, time.Time{})
 	}
+	l.mu.Unlock()
 }
 
 // trimBacklog drops the oldest caller audio beyond maxCallerBacklog, once
@@ -318,26 +328,6 @@ func (l *Leg) record(ours []int16) {
 	clear(f[n:])
 	l.mu.Unlock()
 	r(f, ours)
-}
-
-// deliver hands a caller frame to the bridged peer, or to Audio readers
-// (dropping the oldest frame when they fall a second behind).
-func (l *Leg) deliver(f inFrame, peer *Leg) {
-	if peer != nil {
-		peer.enqueue(outItem{pcm: f.pcm, live: true})
-		return
-	}
-	for {
-		select {
-		case l.in <- f:
-			return
-		default:
-		}
-		select {
-		case <-l.in:
-		default:
-		}
-	}
 }
 
 // takeOurs fills f with the next frame of ours (silence past what is
@@ -457,7 +447,7 @@ func (l *Leg) finish(e media.End) {
 		stopWatch()
 	}
 	go func() {
-		_ = l.dialog.Media().Close() // unblocks the reader
+		_ = l.dialog.Media().Close() // closes the socket: unblocks the reader
 		l.loops.Wait()
 		_ = l.dialog.Close()
 		l.ua.forget(l)
@@ -541,7 +531,7 @@ func (l *Leg) drain(ctx context.Context) error {
 
 // Audio gives the leg's audio at rate.
 func (l *Leg) Audio(rate int) media.Audio {
-	return &legAudio{l: l, rate: rate, up: audio.NewResampler(l.rate, rate), down: audio.NewResampler(rate, l.rate)}
+	return &legAudio{l: l, rate: rate, frame: make([]int16, l.frame), up: audio.NewResampler(l.rate, rate), down: audio.NewResampler(rate, l.rate)}
 }
 
 var _ media.Leg = (*Leg)(nil)

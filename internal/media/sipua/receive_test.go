@@ -12,7 +12,7 @@ import (
 // readNow reads the frame waiting for a, failing if none is.
 func readNow(t *testing.T, a media.Audio) ([]int16, time.Time) {
 	t.Helper()
-	if len(a.(*legAudio).l.in) == 0 {
+	if a.(*legAudio).l.queued() == 0 {
 		t.Fatal("no frame waiting for the reader")
 	}
 	f, err := a.Read(context.Background())
@@ -32,7 +32,7 @@ func TestCallerAudioReachesTheReaderAtOnce(t *testing.T) {
 
 	// 10 ms packets: a frame once two have come.
 	l.receive(pattern(0, frame/2, 1), t0)
-	if n := len(l.in); n != 0 {
+	if n := l.queued(); n != 0 {
 		t.Fatalf("%d frames for the reader after half a frame", n)
 	}
 	l.receive(pattern(frame/2, frame/2, 1), t0.Add(10*time.Millisecond))
@@ -49,7 +49,7 @@ func TestCallerAudioReachesTheReaderAtOnce(t *testing.T) {
 			t.Errorf("frame %d of the 60 ms packet: in order %v, arrived %v", i, slices.Equal(f, pattern((i+1)*frame, frame, 1)), at)
 		}
 	}
-	if n := len(l.in); n != 0 {
+	if n := l.queued(); n != 0 {
 		t.Errorf("%d frames left over", n)
 	}
 }
@@ -64,7 +64,7 @@ func TestReaderGetsSilenceWhileNothingArrives(t *testing.T) {
 	l.t0 = clk.now
 	const due = 10
 	l.pace(l.t0.Add(due*media.FrameDuration - time.Millisecond))
-	if n := len(l.in); n != due-fillAfter {
+	if n := l.queued(); n != due-fillAfter {
 		t.Fatalf("%d silence frames after %d frames with no audio, want %d", n, due, due-fillAfter)
 	}
 	for range due - fillAfter {
@@ -87,4 +87,11 @@ func TestReaderGetsSilenceWhileNothingArrives(t *testing.T) {
 			t.Fatalf("frame %d: not the caller's audio", i)
 		}
 	}
+}
+
+// queued is how many frames wait for the Audio reader.
+func (l *Leg) queued() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.in.n
 }

@@ -24,21 +24,16 @@ func (l *Leg) takeOverRTCP() {
 
 // sendReport sends an RTCP sender report of what the leg sent so far.
 func (l *Leg) sendReport(now time.Time) {
-	m := l.dialog.Media()
-	rs, ms := m.RTPSession(), m.MediaSession()
-	if rs == nil || ms == nil {
-		return
-	}
-	st := rs.WriteStats()
-	if st.SSRC == 0 {
+	ms := l.dialog.Media().MediaSession()
+	if ms == nil || l.tx.packets == 0 {
 		return // nothing sent yet
 	}
 	sr := &rtcp.SenderReport{
-		SSRC:        st.SSRC,
+		SSRC:        l.tx.ssrc,
 		NTPTime:     dmedia.NTPTimestamp(now),
 		RTPTime:     l.tx.timestamp(),
-		PacketCount: uint32(st.PacketsCount),
-		OctetCount:  uint32(st.OctetCount),
+		PacketCount: l.tx.packets,
+		OctetCount:  l.tx.octets,
 	}
 	// MonitorClose left a deadline on the RTCP socket: write without one.
 	_ = ms.WriteRTCPDeadline(sr, time.Time{})

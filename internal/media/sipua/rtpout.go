@@ -2,6 +2,7 @@ package sipua
 
 import (
 	"encoding/binary"
+	"math/rand/v2"
 
 	dmedia "github.com/emiago/diago/media"
 )
@@ -15,28 +16,50 @@ const (
 	eventVolume     = 10
 )
 
+// rtpHeaderLen is the fixed RTP header (RFC 3550 §5.1) we send: version 2,
+// no padding, extension or CSRCs.
+const rtpHeaderLen = 12
+
+// rtpSink takes one RTP packet, header and payload, as it goes on the
+// wire: the leg's UDP socket (udpSink), or a test's log. It must not keep
+// pkt, which is reused for the next packet.
+type rtpSink interface {
+	writeRTP(pkt []byte) error
+}
+
 // rtpOut is our side of a leg's RTP, driven by the leg's clock one frame at
 // a time. Every frame advances the RTP timestamp by one frame of the RTP
-// clock (160: 8000 Hz for G.711, and for G.722 too, RFC 3551) whether it is sent, skipped (the clock woke too late to send it) or
-// covered by a telephone-event, so timestamps follow wall time; sequence
-// numbers count only packets sent, so they stay continuous. Only the clock
-// goroutine uses it.
+// clock (160: 8000 Hz for G.711, and for G.722 too, RFC 3551) whether it
+// is sent, skipped (the clock woke too late to send it) or covered by a
+// telephone-event, so timestamps follow wall time; sequence numbers count
+// only packets sent, so they stay continuous. Each packet is built in place
+// in one buffer (header, then the payload encoded straight after it) and
+// handed to the sink: no packet struct, marshalling or lock per packet.
+// Only the clock goroutine uses it.
 type rtpOut struct {
-	w       *dmedia.RTPPacketWriter
+	sink    rtpSink
 	audioPT uint8
 	eventPT uint8
 	encode  func(dst []byte, pcm []int16) []byte
 	samples int    // PCM samples in a frame
 	ticks   uint32 // RTP clock ticks in a frame
 
-	enc []byte
-	// owed is timestamp the writer has not been told of yet: skipped
-	// frames, and those an event covered (its packets keep its start time).
+	pkt  []byte // the packet being sent: header, then payload
+	ssrc uint32
+	seq  uint16 // of the next packet
+	next uint32 // timestamp of the next packet
+	last uint32 // timestamp of the last packet sent
+	// owed is timestamp not yet added to next: skipped frames, and those
+	// an event covered (its packets keep its start time).
 	owed uint32
 	// gap: frames were skipped, so the next audio packet carries the
 	// marker bit and the receiver re-syncs its playout.
 	gap bool
 	ev  rtpEvent
+
+	// For RTCP sender reports (RFC 3550 §6.4.1).
+	packets uint32 // packets sent
+	octets  uint32 // payload octets sent
 }
 
 // rtpEvent is the telephone-event being sent.
@@ -46,19 +69,25 @@ type rtpEvent struct {
 	frames int // frames since it started, sent or skipped
 	sent   int // packets sent
 	ended  bool
-	buf    [4]byte
 }
 
-func newRTPOut(w *dmedia.RTPPacketWriter, codec dmedia.Codec, encode func([]byte, []int16) []byte, samples int) *rtpOut {
+func newRTPOut(sink rtpSink, codec dmedia.Codec, encode func([]byte, []int16) []byte, samples int) *rtpOut {
+	ticks := codec.SampleTimestamp()
 	return &rtpOut{
-		w:       w,
+		sink:    sink,
 		audioPT: codec.PayloadType,
 		eventPT: dmedia.CodecTelephoneEvent8000.PayloadType,
 		encode:  encode,
 		samples: samples,
-		ticks:   codec.SampleTimestamp(),
-		enc:     make([]byte, 0, samples),
-		gap:     true, // the first packet starts the stream
+		ticks:   ticks,
+		// G.711 is a byte a sample, G.722 half that: samples bytes hold
+		// either, and a 4-byte event.
+		pkt:  make([]byte, rtpHeaderLen, rtpHeaderLen+samples),
+		ssrc: rand.Uint32(),
+		// Random starts, RFC 3550 §5.1.
+		seq:  uint16(rand.Uint32()),
+		next: rand.Uint32(),
+		gap:  true, // the first packet starts the stream
 	}
 }
 
@@ -69,8 +98,8 @@ func (o *rtpOut) sending() bool { return o.ev.on }
 // audio sends one frame of our audio.
 func (o *rtpOut) audio(pcm []int16) error {
 	o.settle()
-	o.enc = o.encode(o.enc[:0], pcm)
-	_, err := o.w.WriteSamples(o.enc, o.ticks, o.gap, o.audioPT)
+	o.pkt = o.encode(o.pkt[:rtpHeaderLen], pcm)
+	err := o.send(o.audioPT, o.gap, o.ticks)
 	o.gap = false
 	return err
 }
@@ -103,13 +132,14 @@ func (o *rtpOut) event() error {
 	e.frames++
 	end := e.frames > eventToneFrames-1
 	dur := uint32(min(e.frames, eventToneFrames)) * o.ticks
-	e.buf[0], e.buf[1] = e.code, eventVolume
+	flags := byte(eventVolume)
 	if end {
-		e.buf[1] |= 0x80
+		flags |= 0x80
 	}
-	binary.BigEndian.PutUint16(e.buf[2:], uint16(dur))
+	o.pkt = append(o.pkt[:rtpHeaderLen], e.code, flags, 0, 0)
+	binary.BigEndian.PutUint16(o.pkt[rtpHeaderLen+2:], uint16(dur))
 	// Event packets keep the event's start timestamp (increment 0).
-	_, err := o.w.WriteSamples(e.buf[:], 0, e.sent == 0, o.eventPT)
+	err := o.send(o.eventPT, e.sent == 0, 0)
 	e.sent++
 	e.ended = e.ended || end
 	if e.frames >= eventFrames && e.ended {
@@ -118,24 +148,42 @@ func (o *rtpOut) event() error {
 	return err
 }
 
+// send fills in the header of the packet in o.pkt and writes it, then
+// moves the timestamp on by advance.
+func (o *rtpOut) send(pt uint8, marker bool, advance uint32) error {
+	h := o.pkt[:rtpHeaderLen]
+	h[0] = 2 << 6 // version 2
+	h[1] = pt
+	if marker {
+		h[1] |= 0x80
+	}
+	binary.BigEndian.PutUint16(h[2:], o.seq)
+	binary.BigEndian.PutUint32(h[4:], o.next)
+	binary.BigEndian.PutUint32(h[8:], o.ssrc)
+	o.seq++
+	o.last = o.next
+	o.next += advance
+	o.packets++
+	o.octets += uint32(len(o.pkt) - rtpHeaderLen)
+	return o.sink.writeRTP(o.pkt)
+}
+
 // endEvent: audio resumes at the timestamp of wall time, past the event.
 func (o *rtpOut) endEvent() {
 	o.owed += uint32(o.ev.frames) * o.ticks
 	o.ev.on = false
 }
 
-// settle tells the writer of the timestamp owed, before a packet.
+// settle adds the timestamp owed, before a packet.
 func (o *rtpOut) settle() {
-	if o.owed > 0 {
-		o.w.DelayTimestamp(o.owed)
-		o.owed = 0
-	}
+	o.next += o.owed
+	o.owed = 0
 }
 
 // timestamp is the RTP timestamp of the frame after the last one sent or
 // skipped, for sender reports.
 func (o *rtpOut) timestamp() uint32 {
-	return o.w.PacketHeader.Timestamp + o.owed + o.ticks
+	return o.last + o.owed + o.ticks
 }
 
 // eventCode is the RFC 4733 event of a keypad digit (validDigit holds).
