@@ -91,3 +91,21 @@ func BenchmarkResample24kTo8kFrameSinc(b *testing.B) {
 		out = r.Process(out[:0], in)
 	}
 }
+
+// BenchmarkResample24kTo16kFrame is a 24 kHz voice brought to a G.722
+// line, and its Sinc twin the windowed sinc that conversion used before.
+func BenchmarkResample24kTo16kFrame(b *testing.B) {
+	benchResample(b, NewResampler(24000, 16000), 24000)
+}
+
+func BenchmarkResample24kTo16kFrameSinc(b *testing.B) {
+	benchResample(b, newSincResampler(24000, 16000), 24000)
+}
+
+func benchResample(b *testing.B, r *Resampler, from int) {
+	in := Tone(440, from, 20*time.Millisecond, 0.5)
+	out := make([]int16, 0, 960)
+	for b.Loop() {
+		out = r.Process(out[:0], in)
+	}
+}

@@ -3,7 +3,8 @@ package audio
 import "sync"
 
 // Exact 3:1 decimation (24 kHz TTS voices to an 8 kHz line, 48 kHz WebRTC
-// audio to 16 kHz) is the one conversion that runs for every frame a voice
+// audio to 16 kHz; 2:3, 24 kHz voices to a 16 kHz line, shares the filter)
+// is the one conversion that runs for every frame a voice
 // like OpenAI's speaks, so it gets its own filter: an equiripple low-pass
 // of 127 taps (remezLowPass) instead of the windowed sinc's 191, meeting
 // the same figures relative to the lower rate (passband 0–0.425 of it,
@@ -22,16 +23,47 @@ const (
 	dec3StopWeight = 225
 )
 
-// dec3Taps is the first half of the symmetric filter and its centre tap,
-// designed once per process.
+// dec3Filter is the filter, designed once per process.
+var dec3Filter = sync.OnceValue(func() []float64 {
+	return remezLowPass(dec3Half, dec3Pass, dec3Stop, dec3StopWeight)
+})
+
+// dec3Taps is the first half of the symmetric filter and its centre tap.
 var dec3Taps = sync.OnceValue(func() *[dec3Half + 1]float32 {
-	h := remezLowPass(dec3Half, dec3Pass, dec3Stop, dec3StopWeight)
 	var taps [dec3Half + 1]float32
 	for i := range taps {
-		taps[i] = float32(h[i])
+		taps[i] = float32(dec3Filter()[i])
 	}
 	return &taps
 })
+
+// newTwoThirdsResampler converts by 2:3 (24 kHz TTS voices to a 16 kHz
+// G.722 line) with the same filter: upsampled by 2 the input is at three
+// times the output rate, where the filter's band edges sit, so its even and
+// odd taps are the two phases of a polyphase Resampler, 64 taps an output
+// against the windowed sinc's 96.
+func newTwoThirdsResampler() *Resampler {
+	const h = (dec3Half + 1) / 2 // taps either side, in input samples
+	r := &Resampler{l: 2, m: 3, h: h, rows: make([]float32, 2*2*h)}
+	proto := dec3Filter()
+	for p := range 2 {
+		row := r.rows[p*2*h : (p+1)*2*h]
+		var sum float64
+		for j := range row {
+			// The tap at p/2 - (j-h+1) input samples from the centre.
+			if i := dec3Half + p - 2*(j-h+1); i >= 0 && i < len(proto) {
+				sum += proto[i]
+			}
+		}
+		for j := range row {
+			if i := dec3Half + p - 2*(j-h+1); i >= 0 && i < len(proto) {
+				row[j] = float32(proto[i] / sum) // unit gain at DC for each phase
+			}
+		}
+	}
+	r.buf = make([]float32, 2*h-1, 4*h)
+	return r
+}
 
 // decimate3 is Process for an exact 3:1 ratio: one output for every third
 // input, from the 2·dec3Half+1 inputs around it.

@@ -35,10 +35,10 @@ const (
 // and upsampling does not add imaging hiss. For a rate ratio that reduces to
 // to/from = L/M the filter has L phases; they are precomputed unless the
 // table would be large (unusual rate pairs), where a finely sampled kernel
-// is interpolated instead. An exact 3:1 decimation (24 kHz TTS to an 8 kHz
-// line, 48 to 16 kHz) uses a shorter equiripple filter of the same figures
-// instead (decimate.go), delayed 21 periods of the lower rate (2.6 ms at
-// 8 kHz).
+// is interpolated instead. Exact 3:1 and 2:3 conversions (24 kHz TTS to an
+// 8 or 16 kHz line, 48 to 16 kHz) use a shorter equiripple filter of the
+// same figures instead (decimate.go), delayed 21 periods of the lower rate
+// at 3:1 (2.6 ms at 8 kHz) and 32 of the higher at 2:3 (1.3 ms).
 //
 // The Resampler keeps the filter's history between calls, so a stream cut
 // into frames resamples exactly as if it came in one block, with no clicks at
@@ -76,6 +76,9 @@ func NewResampler(from, to int) *Resampler {
 		// The first output's window ends at the first input; the delay is
 		// dec3Half inputs.
 		return &Resampler{l: 1, m: 3, sym: dec3Taps(), buf: make([]float32, 2*dec3Half, 4*dec3Half)}
+	}
+	if 3*to == 2*from {
+		return newTwoThirdsResampler()
 	}
 	return newSincResampler(from, to)
 }
