@@ -56,7 +56,7 @@ func speechThenSilence(rate int) []float64 {
 
 // The filter's memory never goes subnormal when speech is followed by
 // exact zeros: without the flush it decays through the subnormal range
-// and, the recursion keeping it alive, stays there.
+// and, the recursion keeping it alive, stays there. It ends at zero.
 func TestBiquadNoSubnormalOnSilence(t *testing.T) {
 	for _, rate := range []int{8000, 16000} {
 		hp := HighPass4(200, rate)
@@ -69,6 +69,13 @@ func TestBiquadNoSubnormalOnSilence(t *testing.T) {
 			}
 			if subnormal(y) {
 				t.Fatalf("%d Hz, sample %d: output subnormal (%g)", rate, n, y)
+			}
+		}
+		// And it ends at exact zero rather than ringing on at the edge of
+		// the threshold, so the silence costs nothing downstream either.
+		for i := range hp {
+			if hp[i].z1 != 0 || hp[i].z2 != 0 {
+				t.Errorf("%d Hz: section %d memory after 5 s of silence (%g, %g), want zeros", rate, i, hp[i].z1, hp[i].z2)
 			}
 		}
 	}

@@ -420,7 +420,7 @@ func speechThenSilence(rate int, d time.Duration) []int16 {
 
 // On digital silence after speech the high-pass's output (and so the
 // memory behind it) must not decay into subnormal numbers, whose
-// arithmetic costs some thirty times more per frame.
+// arithmetic costs up to thirty times more per frame, and must end at zero.
 func TestNoSubnormalOnSilence(t *testing.T) {
 	for _, rate := range rates {
 		d := New(Config{Rate: rate})
@@ -433,6 +433,11 @@ func TestNoSubnormalOnSilence(t *testing.T) {
 					t.Fatalf("%d Hz, %v in: filtered sample %g is subnormal", rate, d.dur(int64(i+n)), y)
 				}
 			}
+		}
+		// Nor does it ring on just above the subnormals: the silence ends
+		// as exact zeros.
+		if d.hist != [lpcOrder]float64{} {
+			t.Errorf("%d Hz: filtered samples after 5 s of silence %v, want zeros", rate, d.hist)
 		}
 	}
 }

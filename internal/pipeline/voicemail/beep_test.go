@@ -174,7 +174,8 @@ func speechThenSilence(rate int) []int16 {
 }
 
 // The meter's high-pass must not decay into subnormal numbers on digital
-// silence after sound: each would cost some thirty times a normal one.
+// silence after sound (each costs up to thirty times a normal one), and
+// must end at exact zeros.
 func TestToneMeterNoSubnormalOnSilence(t *testing.T) {
 	for _, rate := range rates {
 		block := rate / 50
@@ -186,6 +187,12 @@ func TestToneMeterNoSubnormalOnSilence(t *testing.T) {
 				if x != 0 && math.Abs(x) < 0x1p-1022 {
 					t.Fatalf("%d Hz, block at %d: filtered sample %g is subnormal", rate, i, x)
 				}
+			}
+		}
+		// Exact zeros at the end, so a silent block skips the spectrum.
+		for _, x := range m.x {
+			if x != 0 {
+				t.Fatalf("%d Hz: filtered sample %g after 5 s of silence, want 0", rate, x)
 			}
 		}
 	}
