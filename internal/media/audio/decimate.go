@@ -1,6 +1,10 @@
 package audio
 
-import "sync"
+import (
+	"math"
+	"slices"
+	"sync"
+)
 
 // Exact 3:1 decimation (24 kHz TTS voices to an 8 kHz line, 48 kHz WebRTC
 // audio to 16 kHz; 2:3, 24 kHz voices to a 16 kHz line, shares the filter)
@@ -68,16 +72,32 @@ func newTwoThirdsResampler() *Resampler {
 // decimate3 is Process for an exact 3:1 ratio: one output for every third
 // input, from the 2·dec3Half+1 inputs around it.
 func (r *Resampler) decimate3(dst, src []int16) []int16 {
-	for _, x := range src {
-		r.buf = append(r.buf, float32(x))
+	have := len(r.buf)
+	r.buf = slices.Grow(r.buf, len(src))[:have+len(src)]
+	for i, x := range src {
+		r.buf[have+i] = float32(x)
 	}
 	const n = 2*dec3Half + 1
+	dst = slices.Grow(dst, (len(r.buf)-r.pos)/3)
 	for r.pos+n <= len(r.buf) {
-		dst = append(dst, clamp16(dotSymmetric(r.sym, (*[n]float32)(r.buf[r.pos:r.pos+n]))))
+		dst = append(dst, round16(dotSymmetric(r.sym, (*[n]float32)(r.buf[r.pos:r.pos+n]))))
 		r.pos += 3
 	}
 	r.dropHistory()
 	return dst
+}
+
+// round16 is clamp16 rounding ties to even, which the CPU does in one
+// instruction where math.Round's ties away from zero take a dozen (a fifth
+// of the decimator's time); the two differ only on exact halves.
+func round16(x float32) int16 {
+	switch {
+	case x >= math.MaxInt16:
+		return math.MaxInt16
+	case x <= math.MinInt16:
+		return math.MinInt16
+	}
+	return int16(math.RoundToEven(float64(x)))
 }
 
 // dotSymmetric is the dot product of x with the symmetric filter whose
