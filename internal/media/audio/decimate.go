@@ -7,15 +7,16 @@ import (
 )
 
 // Exact 3:1 decimation (24 kHz TTS voices to an 8 kHz line, 48 kHz WebRTC
-// audio to 16 kHz; 2:3, 24 kHz voices to a 16 kHz line, shares the filter)
-// is the one conversion that runs for every frame a voice
-// like OpenAI's speaks, so it gets its own filter: an equiripple low-pass
-// of 127 taps (remezLowPass) instead of the windowed sinc's 191, meeting
-// the same figures relative to the lower rate (passband 0–0.425 of it,
-// 3.4 kHz at 8 kHz, flat within 0.26 dB; 83 dB down from its Nyquist
-// frequency, 4 kHz, up), and applied folded, each pair of symmetric taps
-// taking one multiply, and only for the outputs kept. About a third of the
-// windowed sinc's arithmetic (decimate_test.go measures both).
+// audio to 16 kHz) runs for every frame a voice like OpenAI's speaks, so
+// it gets its own filter: an equiripple low-pass of 127 taps
+// (remezLowPass) instead of the windowed sinc's 191, meeting the same
+// figures relative to the lower rate (passband 0–0.425 of it, 3.4 kHz at
+// 8 kHz, flat within 0.26 dB; 83 dB down from its Nyquist frequency,
+// 4 kHz, up), applied folded (each pair of equal taps takes one multiply)
+// and only for the outputs kept: half the windowed sinc's arithmetic per
+// output. 2:3 (24 kHz voices to a 16 kHz G.722 line) runs the same filter
+// as two polyphase phases. decimate_test.go checks the figures against the
+// windowed sinc's; bench_test.go times both (the Sinc benchmarks).
 const (
 	dec3Half = 63 // taps either side of the centre; a multiple of 3, so the delay is 21 whole output samples
 	// dec3Pass and dec3Stop are the band edges in cycles per input sample:
