@@ -9,12 +9,18 @@ import (
 // Parks–McClellan (Remez exchange) method: the taps whose amplitude
 // response is 1 ± δ up to pass and 0 ± δ/stopWeight from stop to the
 // Nyquist frequency (both in cycles per sample, 0 < pass < stop < 0.5),
-// with the largest weighted error δ as small as it can be for that length.
-// Against a windowed sinc, which ripples as much in the passband as in the
-// stopband, it spends the taps where the specification is tight (the
-// stopband) and lets the passband ripple up to what is allowed, so the
-// same figures take fewer taps. The result is symmetric and sums to 1
-// (unit gain at DC).
+// with the largest weighted error δ as small as the exchange gets it for
+// that length. Against a windowed sinc, which ripples as much in the
+// passband as in the stopband, it spends the taps where the specification
+// is tight (the stopband) and lets the passband ripple up to what is
+// allowed, so the same figures take fewer taps. The result is symmetric
+// and sums to 1 (unit gain at DC).
+//
+// The exchange is the textbook one and not hardened for every
+// specification (with the extremal set crowding a band edge it can stall,
+// and the best response met is returned): it is run for the one filter
+// decimate.go fixes, whose figures decimate_test.go checks. It takes a few
+// milliseconds, once per process.
 func remezLowPass(k int, pass, stop, stopWeight float64) []float64 {
 	r := k + 1 // cosine terms: A(ω) = Σ a_j cos(jω), j = 0..k
 	// The dense grid, with points on the band edges.
