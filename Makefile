@@ -53,6 +53,7 @@ bench: deps-bench ## benchmarks on SQLite, and PostgreSQL when PARLEY_TEST_DATAB
 	$(GO) test -run '^$$' -bench . -benchmem -count 3 ./internal/api/ ./internal/callqueue/ ./internal/media/audio/
 	$(GO) test -run '^$$' -bench CallSetup -benchtime 200x -count 5 ./internal/media/sipua/
 	$(GO) test -run '^$$' -bench . -benchmem -count 3 ./internal/pipeline/vad/ ./internal/pipeline/voicemail/
+	$(GO) test -run '^$$' -bench Conditioner -benchmem -count 3 ./internal/provider/stt/sphinx/
 	$(GO) test -run '^$$' -bench 'TurnOverhead|Interruption' -benchtime 200x -count 3 ./internal/pipeline/
 	PARLEY_BENCH_LOAD_CALLS=$${PARLEY_BENCH_LOAD_CALLS:-300} PARLEY_BENCH_LOAD_HOLD=$${PARLEY_BENCH_LOAD_HOLD:-60s} $(GO) test -run '^$$' -bench CallsWithAudio -benchtime 1x -count 3 -timeout 30m ./bench/
 	PARLEY_BENCH_DATABASE_URL=$${PARLEY_TEST_DATABASE_URL} $(GO) test -run '^$$' -bench Admissions -benchtime 1x -count 3 -timeout 20m ./bench/

@@ -410,3 +410,49 @@ func TestSilenceAndEndUtterance(t *testing.T) {
 		}
 	}
 }
+
+// speechThenSilence is 1 s of speech-like audio and then d of digital
+// silence (G.711 0xFF decodes to exact zeros), as a caller who stops
+// talking on a line that sends no comfort noise.
+func speechThenSilence(rate int, d time.Duration) []int16 {
+	return append(speechLike(rate, time.Second, 0.1, 1), make([]int16, samplesFor(rate, d))...)
+}
+
+// On digital silence after speech the high-pass's output (and so the
+// memory behind it) must not decay into subnormal numbers, whose
+// arithmetic costs up to thirty times more per frame, and must end at zero.
+func TestNoSubnormalOnSilence(t *testing.T) {
+	for _, rate := range rates {
+		d := New(Config{Rate: rate})
+		pcm := speechThenSilence(rate, 5*time.Second)
+		n := frameLen(rate)
+		for i := 0; i+n <= len(pcm); i += n {
+			d.Process(pcm[i : i+n])
+			for _, y := range d.hist {
+				if y != 0 && math.Abs(y) < 0x1p-1022 {
+					t.Fatalf("%d Hz, %v in: filtered sample %g is subnormal", rate, d.dur(int64(i+n)), y)
+				}
+			}
+		}
+		// Nor does it ring on just above the subnormals: the silence ends
+		// as exact zeros.
+		if d.hist != [lpcOrder]float64{} {
+			t.Errorf("%d Hz: filtered samples after 5 s of silence %v, want zeros", rate, d.hist)
+		}
+	}
+}
+
+// BenchmarkProcessSilence is BenchmarkProcess's 20 ms frame on the digital
+// silence that follows speech: it must cost no more than a frame of speech.
+func BenchmarkProcessSilence(b *testing.B) {
+	for _, rate := range []int{8000, 16000} {
+		b.Run(fmt.Sprintf("%dHz", rate), func(b *testing.B) {
+			d := New(Config{Rate: rate})
+			run(d, rate, speechThenSilence(rate, 2*time.Second))
+			silence := make([]int16, frameLen(rate))
+			for b.Loop() {
+				d.Process(silence)
+			}
+		})
+	}
+}

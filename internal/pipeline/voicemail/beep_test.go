@@ -165,3 +165,35 @@ func TestToneMeter(t *testing.T) {
 		}
 	}
 }
+
+// speechThenSilence is 1 s of noise at -30 dBFS with a tone, then 5 s of
+// digital silence (G.711 0xFF decodes to exact zeros).
+func speechThenSilence(rate int) []int16 {
+	loud := mix(noise(rate, time.Second, -30, 3), audio.Tone(700, rate, time.Second, 0.3), 0, 1)
+	return append(loud, make([]int16, 5*rate)...)
+}
+
+// The meter's high-pass must not decay into subnormal numbers on digital
+// silence after sound (each costs up to thirty times a normal one), and
+// must end at exact zeros.
+func TestToneMeterNoSubnormalOnSilence(t *testing.T) {
+	for _, rate := range rates {
+		block := rate / 50
+		m := newToneMeter(rate, block)
+		pcm := speechThenSilence(rate)
+		for i := 0; i+block <= len(pcm); i += block {
+			m.measure(pcm[i : i+block])
+			for _, x := range m.x {
+				if x != 0 && math.Abs(x) < 0x1p-1022 {
+					t.Fatalf("%d Hz, block at %d: filtered sample %g is subnormal", rate, i, x)
+				}
+			}
+		}
+		// Exact zeros at the end, so a silent block skips the spectrum.
+		for _, x := range m.x {
+			if x != 0 {
+				t.Fatalf("%d Hz: filtered sample %g after 5 s of silence, want 0", rate, x)
+			}
+		}
+	}
+}

@@ -27,3 +27,34 @@ func BenchmarkFrame(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkToneMeter is the beep meter (high-pass, window, FFT) on one
+// 20 ms block of sound and on the digital silence after it: the two must
+// cost about the same.
+func BenchmarkToneMeter(b *testing.B) {
+	for _, rate := range rates {
+		for _, quiet := range []bool{false, true} {
+			name := strconv.Itoa(rate) + "/sound"
+			if quiet {
+				name = strconv.Itoa(rate) + "/silence"
+			}
+			b.Run(name, func(b *testing.B) {
+				block := rate / 50
+				pcm := speechThenSilence(rate)
+				m := newToneMeter(rate, block)
+				end := rate / 2
+				if quiet {
+					end = 3 * rate
+				}
+				for i := 0; i+block <= end; i += block {
+					m.measure(pcm[i : i+block])
+				}
+				frame := pcm[end : end+block]
+				b.ReportAllocs()
+				for b.Loop() {
+					m.measure(frame)
+				}
+			})
+		}
+	}
+}

@@ -63,10 +63,12 @@
 //
 // output_format is the lowest of pcm_8000, pcm_16000, pcm_22050,
 // pcm_24000 and pcm_44100 at or above the rate asked for (pcm_44100 above
-// it, which the API reserves for its Pro tier), and audio.Resampler
-// converts it to exactly that rate when they differ. Stats.Characters is
-// the runes of cleaned text once it is sent (what the API bills), 0
-// before; Stats.Audio the audio handed to out.
+// it, which the API reserves for its Pro tier): the engine asks for the
+// line's rate, so a G.711 line gets pcm_8000 and a G.722 line pcm_16000,
+// with nothing to resample. Otherwise audio.Resampler converts it to
+// exactly the rate asked for. Stats.Characters is the runes of cleaned
+// text once it is sent (what the API bills), 0 before; Stats.Audio the
+// audio handed to out.
 //
 // # Errors
 //

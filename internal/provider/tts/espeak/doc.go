@@ -29,8 +29,9 @@
 // PCM at 22050 Hz. Writing to a pipe it cannot go back to fill in the sizes,
 // so the RIFF and data sizes are placeholders (0x7ffff000 from espeak-ng
 // 1.51); a data size of 0x7f000000 or more is taken as unknown, and samples
-// are read until EOF. The rate is taken from the header, not assumed. The
-// samples are resampled to the rate asked for (audio.Resampler, so there is
+// are read until EOF. The rate is taken from the header, not assumed
+// (espeak-ng has no option to ask for another: its voices speak at their
+// own rate). The samples are resampled to the rate asked for (audio.Resampler, so there is
 // no aliasing at 8 kHz) and handed to out 20 ms at a time as they arrive:
 // the first chunk goes out while espeak-ng is still speaking the rest, and
 // the next is read only once out returns. Stats.Audio is the audio given to

@@ -28,7 +28,10 @@
 //
 // # The sample rate
 //
-// Servers answer at different rates: OpenAI and Kokoro-FastAPI at 24 kHz,
+// Servers answer at different rates: OpenAI and Kokoro-FastAPI at 24 kHz
+// (OpenAI's API offers no other rate: its pcm is 24 kHz and it has no
+// sample_rate parameter, so its voices are always converted for the line,
+// an 8 kHz G.711 line by audio.Resampler's exact 3:1 decimator),
 // speaches at its model's rate (22,050 Hz for most Piper voices) unless
 // asked for another with sample_rate, which speaches honours and
 // Kokoro-FastAPI ignores. So the rate is asked for and then read from the
