@@ -160,6 +160,9 @@ type turnSplit struct {
 	// delays, overhead_ms (Parley's own, by the engine), and the first
 	// audio's way to the wire (the line's next tick).
 	definition, grid, providers, overhead, line []float64
+	// own is Parley's own share on the wire: the rest less the providers'
+	// measured time beyond the fakes' delays.
+	own []float64
 }
 
 // splitTurns matches the captured calls' turns (by port) to the engine's and
@@ -197,6 +200,7 @@ func splitTurns(captured map[uint16][]capturedTurn, engine []engineTurn) turnSpl
 			s.providers = append(s.providers, f["first_audio_ms"]-f["endpointing_ms"]-f["overhead_ms"]-ms(providerDelays))
 			s.overhead = append(s.overhead, f["overhead_ms"])
 			s.line = append(s.line, ms(w.agentStart-t.handed))
+			s.own = append(s.own, s.rest[len(s.rest)-1]-s.providers[len(s.providers)-1])
 		}
 	}
 	return s
@@ -208,6 +212,7 @@ func (r *heldResult) setSplit(s turnSplit) {
 	r.WireWaitP50, r.WireWaitP99 = percentile(s.waits, 50), percentile(s.waits, 99)
 	r.WireWaits = countWaits(s.waits)
 	r.WireRestP50, r.WireRestP99 = percentile(s.rest, 50), percentile(s.rest, 99)
+	r.WireOwnP50, r.WireOwnP99 = percentile(s.own, 50), percentile(s.own, 99)
 	r.WireRestParts = map[string][2]float64{}
 	for name, v := range map[string][]float64{"definition": s.definition, "grid": s.grid, "providers": s.providers, "overhead": s.overhead, "line": s.line} {
 		r.WireRestParts[name] = [2]float64{percentile(v, 50), percentile(v, 99)}

@@ -86,6 +86,9 @@ func TestSplitTurns(t *testing.T) {
 		if want := 20 + grid + 3 + 7; math.Abs(s.rest[i]-want) > 0.01 || s.waits[i] != w {
 			t.Errorf("turn %d: wait %v, rest %v; want %v and %v", i, s.waits[i], s.rest[i], w, want)
 		}
+		if math.Abs(s.own[i]-(s.rest[i]-s.providers[i])) > 0.01 {
+			t.Errorf("turn %d: own share %v, want the rest %v less the providers' %v", i, s.own[i], s.rest[i], s.providers[i])
+		}
 		parts := s.definition[i] + s.grid[i] + s.providers[i] + s.overhead[i] + s.line[i]
 		if math.Abs(parts-s.rest[i]) > 0.01 || math.Abs(s.definition[i]-20) > 0.01 || math.Abs(s.line[i]-7) > 0.01 || s.grid[i] != grid {
 			t.Errorf("turn %d: parts definition %v, grid %v, providers %v, overhead %v, line %v, want them to add up to the rest %v",
