@@ -66,13 +66,17 @@ func engineTurns(log string) []engineTurn {
 }
 
 // Matching tolerances. The agent's first packet leaves on the line's
-// next tick after its audio was handed over (up to a frame later, more
-// for a late frame); the engine's speech end and the VAD's on the capture
-// are the same packet's arrival and capture.
+// next tick after its audio was handed over: up to a frame later, more
+// for a late frame on a busy machine. The engine's speech end is the
+// arrival (read off the socket) of the packet the capture's VAD ends on,
+// so at or after its capture: later by however late the server read it.
+// A call that plays the same audio a little earlier fails the second,
+// one a little later the first.
 const (
-	sendLagMin   = -3 * time.Millisecond
-	sendLagMax   = frameDur + 30*time.Millisecond
-	speechEndTol = 8 * time.Millisecond
+	sendLagMin      = -3 * time.Millisecond
+	sendLagMax      = frameDur + 60*time.Millisecond
+	speechEndTolMin = -3 * time.Millisecond
+	speechEndTolMax = 40 * time.Millisecond
 )
 
 // capturedTurn is a wire turn of one captured call, with the end of the
@@ -95,8 +99,8 @@ func (w capturedTurn) fits(e engineTurn) (time.Duration, bool) {
 	}
 	// vadEnd is just after the last speech frame; the engine counts from
 	// that frame's arrival.
-	d := absDur(w.vadEnd - frameDur - e.speechEnd)
-	return d, d <= speechEndTol
+	d := e.speechEnd - (w.vadEnd - frameDur)
+	return absDur(d), d >= speechEndTolMin && d <= speechEndTolMax
 }
 
 // matchCall finds the engine's call whose turns fit most of turns (ties:
