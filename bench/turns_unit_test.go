@@ -23,12 +23,13 @@ func turnLog(t *testing.T, h slog.Handler, handed time.Time, call, turn string, 
 	}
 }
 
-// TestSplitTurns: two engine calls play the same turns 25 ms apart; the
-// wire's call is matched to the one whose turns fit (its speech ends on
-// the capture, and its first audio a tick before the wire's), even for a
-// turn whose speech end the capture's VAD did not find, and each turn's
-// wait on the wire is the engine's endpointing_wait_ms and the rest its
-// parts. A call the engine has no turns for is unmatched.
+// TestSplitTurns: three engine calls play the same turns, a's 6 ms after
+// b's and c's 25 ms before; the wire's call b is matched to b, whose turns
+// fit best (its speech ends on the capture's, its first audio a few ms
+// before the wire's): a's fit too, less closely, c's do not. A turn whose
+// speech end the capture's VAD did not find is matched by its send lag
+// alone. Each turn's wait on the wire is the engine's endpointing_wait_ms
+// and the rest its parts. A call the engine has no turns for is unmatched.
 func TestSplitTurns(t *testing.T) {
 	var log bytes.Buffer
 	h := slog.NewJSONHandler(&log, nil)
@@ -41,14 +42,11 @@ func TestSplitTurns(t *testing.T) {
 		return map[string]float64{"endpointing_wait_ms": wait, "endpointing_ms": grid, "stt_ms": 50,
 			"first_audio_ms": grid + 350 + 3, "overhead_ms": 3}
 	}
+	offset := map[string]time.Duration{"a": 6 * time.Millisecond, "b": 0, "c": -25 * time.Millisecond}
 	speechEnd := func(call string, k int) time.Time {
-		at := base.Add(time.Duration(k) * 5 * time.Second)
-		if call == "b" {
-			at = at.Add(25 * time.Millisecond)
-		}
-		return at
+		return base.Add(time.Duration(k)*5*time.Second + offset[call])
 	}
-	for _, call := range []string{"a", "b"} {
+	for _, call := range []string{"a", "b", "c"} {
 		for k, w := range waits {
 			f := figures(w)
 			handed := speechEnd(call, k).Add(time.Duration(f["first_audio_ms"] * float64(time.Millisecond)))
@@ -58,8 +56,8 @@ func TestSplitTurns(t *testing.T) {
 	// Unrelated lines are skipped.
 	slog.New(h).Info("serving", "addr", "127.0.0.1:1")
 	engine := engineTurns(log.String())
-	if len(engine) != 6 {
-		t.Fatalf("read %d turns from the log, want 6:\n%s", len(engine), log.String())
+	if len(engine) != 9 {
+		t.Fatalf("read %d turns from the log, want 9:\n%s", len(engine), log.String())
 	}
 
 	// Call b on the wire: the last voiced packet a frame before the
