@@ -22,7 +22,9 @@
 // from the wire: for each N it has SIPp call the agent (and Parley call
 // SIPp callees through POST /v1/calls), captures the RTP with dumpcap and
 // reads the pcap itself (pcap_test.go, wire_test.go) for late and lost
-// frames and each turn's platform share on the wire, takes the server's
+// frames and each turn on the wire, split into the silence the turn-taking
+// policy chose for it (matched to the engine's own record of the turn,
+// turns_test.go) and the rest, takes the server's
 // CPU, RSS and goroutines per call from /proc and /metrics, profiles it
 // with perf at each N's plateau (results/calls-N.perf), and has rtpengine
 // relay the same streams, their send phases spread over the 20 ms as

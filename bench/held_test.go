@@ -71,10 +71,16 @@ func readHeldConfig(tb testing.TB) heldConfig {
 }
 
 // providerDelays is the fixed part of every turn the fakes impose: the
-// VAD's endpointing window (its hangover; the engine uses the default),
-// the recognizer's final result, the model's first token, speech
-// synthesis' first audio.
-const providerDelays = vad.DefaultHangover + recognizeLag + modelDelay + speechDelay
+// recognizer's final result, the model's first token, speech synthesis'
+// first audio. The silence the turn-taking policy waits is per turn
+// (endpointing_wait_ms in the engine's records): see turns_test.go.
+const providerDelays = recognizeLag + modelDelay + speechDelay
+
+// fixedEndpointing is the endpointing window the harness once subtracted
+// from every turn, the VAD's fixed hangover before the end of turn became
+// word-adaptive: kept for the wire_share figures, comparable with runs
+// before the split.
+const fixedEndpointing = vad.DefaultHangover
 
 // BenchmarkCallsHeld measures, from the outside, what holding N concurrent
 // calls costs (`make bench-calls`; see docs/benchmarks.md): for each N of
@@ -383,7 +389,7 @@ func runHeld(b *testing.B, bin string, wav []byte, cfg heldConfig, calls int) he
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
-	var engineFirst, engineOverhead []float64
+	var engineFirst, engineOverhead, engineWaits []float64
 	directions := map[any]int{}
 	causes := map[string]int{} // direction, status and hangup cause: how many calls ended so
 	for _, c := range records {
@@ -400,8 +406,10 @@ func runHeld(b *testing.B, bin string, wav []byte, cfg heldConfig, calls int) he
 			t, _ := t.(map[string]any)
 			fa, _ := t["first_audio_ms"].(float64)
 			oh, _ := t["overhead_ms"].(float64)
-			engineFirst = append(engineFirst, fa)
+			wait, _ := t["endpointing_wait_ms"].(float64)
+			engineFirst = append(engineFirst, fa-wait)
 			engineOverhead = append(engineOverhead, oh)
+			engineWaits = append(engineWaits, wait)
 		}
 	}
 	res.Records = len(records)
@@ -413,6 +421,8 @@ func runHeld(b *testing.B, bin string, wav []byte, cfg heldConfig, calls int) he
 	ms := float64(providerDelays.Milliseconds())
 	res.EngineShareP50, res.EngineShareP99 = percentile(engineFirst, 50)-ms, percentile(engineFirst, 99)-ms
 	res.EngineOverheadP50, res.EngineOverheadP99 = percentile(engineOverhead, 50), percentile(engineOverhead, 99)
+	res.EngineWaits = countWaits(engineWaits)
+	res.engine = engineTurns(srv.Log())
 
 	if err := srv.stop(60 * time.Second); err != nil {
 		b.Errorf("parley serve after SIGTERM: %v\n%s", err, tail(srv.Log(), 4000))

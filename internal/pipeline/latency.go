@@ -35,14 +35,18 @@ const (
 // latency times one turn. Its moments are set by the loop, the reply and
 // the speech goroutines; the turn is reported once, at its first audio.
 type latency struct {
-	mu       sync.Mutex
-	turnID   string
-	at       [nStages]time.Time
+	mu     sync.Mutex
+	turnID string
+	at     [nStages]time.Time
+	// wait is the silence the turn-taking rules called for, given the
+	// words known on the frame that ended the turn (turntaking): what the
+	// policy chose, where the endpointing stage is what it took.
+	wait     time.Duration
 	reported bool
 }
 
-func newLatency(speechEnd, endpointed time.Time) *latency {
-	l := &latency{}
+func newLatency(speechEnd, endpointed time.Time, wait time.Duration) *latency {
+	l := &latency{wait: wait}
 	l.at[stageSpeechEnd], l.at[stageEndpointed] = speechEnd, endpointed
 	l.at[stageSTTAsked] = time.Now()
 	return l
@@ -66,7 +70,10 @@ func (l *latency) mark(s stage) {
 // overhead_ms is Parley's own share: the response time less the endpointing
 // window (as the wire saw it) and the providers' time (recognition from
 // the moment it was told the utterance ended, the model's first sentence,
-// the first synthesized audio).
+// the first synthesized audio). endpointing_wait_ms is the silence the
+// policy chose for the turn (minSilenceMs, the quarter, maxSilenceMs):
+// endpointing_ms is that wait on the 20 ms frame grid, plus however late
+// the partial text that decided it came.
 func (l *latency) figures() (map[string]float64, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -81,11 +88,12 @@ func (l *latency) figures() (map[string]float64, bool) {
 		return math.Round(float64(l.at[to].Sub(l.at[from]).Microseconds())/100) / 10
 	}
 	f := map[string]float64{
-		"endpointing_ms":     ms(stageSpeechEnd, stageEndpointed),
-		"stt_ms":             ms(stageSTTAsked, stageSTT),
-		"llm_first_token_ms": ms(stageLLMStart, stageLLMFirstToken),
-		"tts_first_audio_ms": ms(stageTTSStart, stageTTSFirstAudio),
-		"first_audio_ms":     ms(stageSpeechEnd, stageFirstAudio),
+		"endpointing_ms":      ms(stageSpeechEnd, stageEndpointed),
+		"endpointing_wait_ms": float64(l.wait.Microseconds()) / 1000,
+		"stt_ms":              ms(stageSTTAsked, stageSTT),
+		"llm_first_token_ms":  ms(stageLLMStart, stageLLMFirstToken),
+		"tts_first_audio_ms":  ms(stageTTSStart, stageTTSFirstAudio),
+		"first_audio_ms":      ms(stageSpeechEnd, stageFirstAudio),
 	}
 	providers := ms(stageSpeechEnd, stageEndpointed) + ms(stageSTTAsked, stageSTT) + ms(stageLLMStart, stageTTSStart) + ms(stageTTSStart, stageTTSFirstAudio)
 	f["overhead_ms"] = math.Round((f["first_audio_ms"]-providers)*10) / 10
@@ -106,7 +114,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m := &Metrics{
 		turn: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "parley_turn_latency_seconds",
-			Help:    "Per-turn latency by stage: endpointing, stt, llm_first_token, tts_first_audio, first_audio (arrival of the caller's last speech packet to the agent's first audio handed to the line) and overhead (Parley's own share, every wait inside Parley included).",
+			Help:    "Per-turn latency by stage: endpointing (the silence waited), endpointing_wait (the silence the turn-taking rules called for), stt, llm_first_token, tts_first_audio, first_audio (arrival of the caller's last speech packet to the agent's first audio handed to the line) and overhead (Parley's own share, every wait inside Parley included).",
 			Buckets: []float64{.005, .01, .025, .05, .1, .2, .3, .5, .75, 1, 1.5, 2, 3, 5, 10},
 		}, []string{"stage"}),
 		interrupt: prometheus.NewHistogram(prometheus.HistogramOpts{
@@ -159,6 +167,6 @@ func (c *conversation) reportTurn(l *latency) {
 		c.e.onTurn(f)
 	}
 	c.e.log().Info("turn", "call_id", c.live.Call.ID, "turn_id", l.turnID, "first_audio_ms", f["first_audio_ms"],
-		"endpointing_ms", f["endpointing_ms"], "stt_ms", f["stt_ms"], "llm_first_token_ms", f["llm_first_token_ms"],
+		"endpointing_ms", f["endpointing_ms"], "endpointing_wait_ms", f["endpointing_wait_ms"], "stt_ms", f["stt_ms"], "llm_first_token_ms", f["llm_first_token_ms"],
 		"tts_first_audio_ms", f["tts_first_audio_ms"], "overhead_ms", f["overhead_ms"])
 }

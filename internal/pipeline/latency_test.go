@@ -2,12 +2,15 @@ package pipeline
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/parley-voice/parley/internal/media/audio"
 	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/provider/stt"
 	"github.com/parley-voice/parley/internal/telephony"
 )
 
@@ -49,24 +52,92 @@ func TestTurnLatencyCountsTheWaitForTheRead(t *testing.T) {
 		t.Errorf("the %v the audio waited in the leg is not Parley's share: %v", lag, f)
 	}
 
+	if overhead := histogramSum(t, reg, "overhead"); overhead < lag.Seconds() {
+		t.Errorf("parley_turn_latency_seconds{stage=overhead} sums %v s, want the turn's %v ms", overhead, f["overhead_ms"])
+	}
+}
+
+// TestTurnLatencyNamesThePolicysWait: each turn's metrics say the silence
+// the turn-taking rules called for (endpointing_wait_ms), as the words
+// known when the turn ended chose it: minSilenceMs after a complete
+// sentence and for a recognizer without partial text, a quarter of the way
+// to maxSilenceMs when the words do not tell, maxSilenceMs (the VAD's own
+// hangover) after an unfinished one; and when the words come late, the
+// wait they called for then. The same figure is a stage of the Prometheus
+// histogram.
+func TestTurnLatencyNamesThePolicysWait(t *testing.T) {
+	requireSpeech(t)
+	speech := trimmed(callerSays(t, "I would like a table for two"))
+	maxSilence := func(ms float64) map[string]any {
+		return map[string]any{"endpointing": map[string]any{"maxSilenceMs": ms}}
+	}
+	for _, tc := range []struct {
+		name string
+		rc   map[string]any
+		stt  stt.Recognizer
+		want time.Duration
+	}{
+		{"complete", nil, newWordsSTT(saying("I would like a table for two.", "I would like a table for two.")), 300 * time.Millisecond},
+		{"undecided", nil, newWordsSTT(saying("i would like a table for two", "i would like a table for two")), 525 * time.Millisecond},
+		{"unfinished", nil, newWordsSTT(saying("i would like a table for two and", "i would like a table for two and")), 1200 * time.Millisecond},
+		{"unfinished, maxSilenceMs 800", maxSilence(800), newWordsSTT(saying("a table for two and", "a table for two and")), 800 * time.Millisecond},
+		{"undecided, maxSilenceMs 700", maxSilence(700), newWordsSTT(saying("a table for two", "a table for two")), 400 * time.Millisecond},
+		{"no partial text", nil, &scriptedSTT{texts: []string{"a table for two and"}}, 300 * time.Millisecond},
+		// Undecided (975 ms) until the words come, well before that.
+		{"complete words 400 ms into the silence", maxSilence(3000), newWordsSTT(wordsScript{
+			partials: []partialAt{{0, ""}, {len(speech) + framesOf(400*time.Millisecond)*frameSamples, "A table for two."}},
+			final:    "A table for two.",
+		}), 300 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			b := newBench(t, noGreeting(tc.rc))
+			reg := prometheus.NewRegistry()
+			turns := make(chan map[string]float64, 1)
+			e := &Engine{LLM: fakeLLM(t, answers("Certainly.")), STT: tc.stt, TTS: instantTTS{}, Store: b.st, Metrics: NewMetrics(reg)}
+			e.onTurn = func(f map[string]float64) {
+				select {
+				case turns <- f:
+				default:
+				}
+			}
+			r := start(t, b, e)
+			r.sess.say(append(slices.Clone(speech), audio.Silence(Rate, 3*time.Second)...))
+			var f map[string]float64
+			select {
+			case f = <-turns:
+			case <-r.done:
+				t.Fatal("the call ended without a turn")
+			}
+			want := float64(tc.want.Milliseconds())
+			if got, ok := f["endpointing_wait_ms"]; !ok || got != want {
+				t.Errorf("endpointing_wait_ms = %v (present: %v), want %v; the turn: %v", got, ok, want, f)
+			}
+			if got := histogramSum(t, reg, "endpointing_wait"); got != want/1000 {
+				t.Errorf("parley_turn_latency_seconds{stage=endpointing_wait} sums %v s, want %v", got, want/1000)
+			}
+		})
+	}
+}
+
+// histogramSum is the sum of parley_turn_latency_seconds{stage} in reg.
+func histogramSum(t *testing.T, reg *prometheus.Registry, stage string) float64 {
+	t.Helper()
 	families, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var overhead float64
 	for _, fam := range families {
 		if fam.GetName() != "parley_turn_latency_seconds" {
 			continue
 		}
 		for _, m := range fam.GetMetric() {
 			for _, l := range m.GetLabel() {
-				if l.GetName() == "stage" && l.GetValue() == "overhead" {
-					overhead = m.GetHistogram().GetSampleSum()
+				if l.GetName() == "stage" && l.GetValue() == stage {
+					return m.GetHistogram().GetSampleSum()
 				}
 			}
 		}
 	}
-	if overhead < lag.Seconds() {
-		t.Errorf("parley_turn_latency_seconds{stage=overhead} sums %v s, want the turn's %v ms", overhead, f["overhead_ms"])
-	}
+	return 0
 }

@@ -21,11 +21,17 @@ import (
 // a silence that depends on the words so far, ends the caller's turn.
 func (c *conversation) onFrame(ctx context.Context, f frame) {
 	v := c.vad.Process(f.pcm)
-	if v.Talking && !v.Speech && c.listening != nil && c.turnOver(v.Silence) {
+	// The silence the turn-taking rules call for, should this frame end
+	// the turn: the VAD's own hangover (the longest wait) unless the
+	// words end it sooner.
+	wait := c.turns.MaxSilence
+	if v.Talking && !v.Speech && c.listening != nil && v.Silence >= c.turns.MinSilence {
 		// The adaptive end of turn: the VAD would wait out the longest
-		// silence; the words say the caller is done sooner.
-		c.vad.EndUtterance()
-		v.Talking, v.End = false, true
+		// silence; the words may say the caller is done sooner.
+		if wait = c.turnWait(); v.Silence >= wait {
+			c.vad.EndUtterance()
+			v.Talking, v.End = false, true
+		}
 	}
 	c.talking.Store(v.Talking)
 	now := c.e.now()
@@ -77,22 +83,20 @@ func (c *conversation) onFrame(ctx context.Context, f frame) {
 			t.deferred = true // interruptions are off: heard after the agent's turn
 		}
 	}
-	t.lat = newLatency(c.lastSpeechAt, f.at)
+	t.lat = newLatency(c.lastSpeechAt, f.at, wait)
 	t.finish()
 }
 
-// turnOver: the caller has been silent long enough, given their words so
-// far, for their turn to end. Without partial text the silence is the
-// fixed minimum (turntaking's rules).
-func (c *conversation) turnOver(silence time.Duration) bool {
-	if silence < c.turns.MinSilence {
-		return false
-	}
+// turnWait is the silence that ends the caller's turn, given their words
+// so far (turntaking's rules): without partial text the fixed minimum.
+// Asked only once the silence has reached the minimum, as no wait is
+// shorter and a recognizer's partial text is not free to read.
+func (c *conversation) turnWait() time.Duration {
 	words, ok := c.listening.words()
 	if !ok {
-		return true
+		return c.turns.MinSilence
 	}
-	return silence >= c.turns.Silence(words)
+	return c.turns.Silence(words)
 }
 
 // wordsDecide: caller speech over the agent is judged by its words too
