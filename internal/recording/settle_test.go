@@ -6,7 +6,7 @@ import "testing"
 var rounds = map[*flusher]chan struct{}{}
 
 // create starts a recording for a benchmark that settles it.
-func create(b *testing.B, s *Store, rate int) *Writer {
+func create(b *testing.B, s *Store, callID string, rate int) *Writer {
 	if rounds[&s.flusher] == nil {
 		done := make(chan struct{}, 1)
 		s.flusher.afterRound = func() {
@@ -17,7 +17,7 @@ func create(b *testing.B, s *Store, rate int) *Writer {
 		}
 		rounds[&s.flusher] = done
 	}
-	w, err := s.Create("org", "call", rate)
+	w, err := s.Create("org", callID, rate)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -117,8 +117,7 @@ func AppendStereo(dst []byte, left, right []int16) []byte {
 	if len(left) == n && len(right) == n {
 		right = right[:len(left)] // lets the compiler drop the bounds checks
 		for i, l := range left {
-			le.PutUint16(out[4*i:], uint16(l))
-			le.PutUint16(out[4*i+2:], uint16(right[i]))
+			le.PutUint32(out[4*i:], uint32(uint16(l))|uint32(uint16(right[i]))<<16)
 		}
 		return dst
 	}
