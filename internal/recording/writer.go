@@ -34,8 +34,9 @@ type file interface {
 // its Store's flusher encodes them and writes them to the file in blocks
 // of half a second, one write and one header update each (audio.StereoWAV
 // rewrites the sizes in place). So a crash loses only the audio not yet
-// written, at most the last half second while the disk keeps up, and the
-// file read meanwhile is a valid WAV of everything before it. The file is
+// written, at most the last 0.52 s while the disk keeps up (a block and a
+// flusher round), and the file read meanwhile is a valid WAV of
+// everything before it. The file is
 // not fsynced: what was written survives the process, not the machine.
 //
 // A slow disk never holds up a tick: the pacer that calls Write paces
