@@ -42,7 +42,9 @@ type Session interface {
 
 // Recorder receives every 20 ms tick of a leg: what the far end said and
 // what we sent, both one frame at the leg's Rate, in step. It must not keep
-// or change the slices.
+// or change the slices. It runs on the clock that paces the leg's media
+// (and other legs'): it must return at once, never waiting for a disk
+// (recording.Writer copies the frames and writes them elsewhere).
 type Recorder func(farEnd, ours []int16)
 
 // Leg is an answered leg the call plane runs a call on: a Session at its

@@ -1,23 +1,19 @@
 // Package recording owns call recordings on disk: one stereo WAV per
-// answered call (caller left, agent right) under the data dir, and the
-// signed, expiring links that let webhook receivers fetch one without an
-// API key.
+// answered call (caller left, agent right) under the data dir, written off
+// the calls' media clocks by one goroutine per Store, and the signed,
+// expiring links that let webhook receivers fetch one without an API key.
 package recording
 
 import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
-
-	"github.com/parley-voice/parley/internal/media/audio"
 )
 
 // LinkTTL is how long a signed link works.
@@ -29,6 +25,8 @@ type Store struct {
 	// PublicURL is the base of links (http://host:port, no trailing /).
 	PublicURL string
 	Key       []byte
+
+	flusher flusher // writes every open recording's audio to disk
 }
 
 // Path is where a call's recording lives.
@@ -74,18 +72,6 @@ func (s *Store) Find(callID string) (*os.File, error) {
 	return os.Open(m[0])
 }
 
-// Writer records one call. Write is called from the call's media clock;
-// audio reaches the file in blocks of half a second (audio.StereoWAV), so
-// a crash loses at most the last half second of a recording, and the file
-// read meanwhile is a valid WAV of everything before it.
-type Writer struct {
-	mu   sync.Mutex
-	f    *os.File
-	wav  *audio.StereoWAV
-	err  error
-	done bool
-}
-
 // Create starts a call's recording at rate Hz, its leg's own (8000 for
 // G.711, 16000 for G.722): a recording keeps the audio as the call carried it.
 func (s *Store) Create(orgID, callID string, rate int) (*Writer, error) {
@@ -96,32 +82,10 @@ func (s *Store) Create(orgID, callID string, rate int) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, err := audio.NewStereoWAV(f, rate)
+	w, err := newWriter(&s.flusher, f, rate)
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
-	return &Writer{f: f, wav: w}, nil
-}
-
-// Write adds one tick: the caller's side left, the agent's right. A disk
-// error stops the recording (reported by Close), never the call.
-func (w *Writer) Write(caller, agent []int16) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.done || w.err != nil {
-		return
-	}
-	w.err = w.wav.Write(caller, agent)
-}
-
-// Close finishes the file.
-func (w *Writer) Close() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.done {
-		return nil
-	}
-	w.done = true
-	return errors.Join(w.err, w.wav.Close(), w.f.Close())
+	return w, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -16,13 +17,13 @@ var errWAVClosed = errors.New("audio: StereoWAV is closed")
 // StereoWAV writes a call recording as a 16-bit PCM stereo WAV file, as a
 // stream: left is the caller, right is the agent.
 //
-// Samples are held in memory and written in blocks, with the header's
-// sizes rewritten after each block: on every Flush, every half second of
-// audio written, and on Close. A file cut short by a crash is a valid WAV
-// holding everything up to the last block; at most the last half second
-// is lost. A write and a header update per half second, instead of a write
-// per 20 ms frame, is what a thousand recordings at once can afford, and
-// a block of 16 KiB at 8 kHz is what they can hold.
+// Samples are written in blocks, with the header's sizes rewritten after
+// each block: Write holds samples in memory and writes them on every
+// Flush, every half second of audio, and on Close; WriteBlock writes a
+// block its caller encoded (AppendStereo) at once. A file cut short by a
+// crash is a valid WAV holding everything up to the last block. A write
+// and a header update per block, instead of a write per 20 ms frame, is
+// what a thousand recordings at once can afford.
 //
 // A StereoWAV is not safe for concurrent use.
 type StereoWAV struct {
@@ -34,6 +35,7 @@ type StereoWAV struct {
 	pending []byte // frames since synced, encoded, not yet written
 	err     error  // sticky: once w fails, the file is not trustworthy
 	closed  bool
+	head    [wavHeaderSize]byte // header() builds here: a block allocates nothing
 }
 
 // NewStereoWAV writes a WAV header at w's current offset and returns a
@@ -55,7 +57,7 @@ func NewStereoWAV(w io.WriteSeeker, rate int) (*StereoWAV, error) {
 
 func (s *StereoWAV) header() []byte {
 	le := binary.LittleEndian
-	h := make([]byte, 0, wavHeaderSize)
+	h := s.head[:0]
 	data := uint32(s.frames * 4)
 	h = append(h, "RIFF"...)
 	h = le.AppendUint32(h, 36+data)
@@ -75,6 +77,8 @@ func (s *StereoWAV) header() []byte {
 // maxFrames keeps the RIFF size within its 32 bits.
 const maxFrames = (math.MaxUint32 - 36) / 4
 
+var errWAVTooLong = errors.New("audio: StereoWAV: recording exceeds the 4 GB WAV limit")
+
 // Write appends one stretch of audio, caller on the left and agent on the
 // right. If one side is shorter it is padded with silence to the other's
 // length.
@@ -87,27 +91,64 @@ func (s *StereoWAV) Write(left, right []int16) error {
 	}
 	n := max(len(left), len(right))
 	if s.frames+int64(n) > maxFrames {
-		return errors.New("audio: StereoWAV: recording exceeds the 4 GB WAV limit")
+		return errWAVTooLong
 	}
 	if s.pending == nil {
 		s.pending = make([]byte, 0, s.block()*4)
 	}
-	for i := range n {
-		var l, r int16
-		if i < len(left) {
-			l = left[i]
-		}
-		if i < len(right) {
-			r = right[i]
-		}
-		s.pending = binary.LittleEndian.AppendUint16(s.pending, uint16(l))
-		s.pending = binary.LittleEndian.AppendUint16(s.pending, uint16(r))
-	}
+	s.pending = AppendStereo(s.pending, left, right)
 	s.frames += int64(n)
 	if s.frames-s.synced >= s.block() {
 		return s.Flush()
 	}
 	return nil
+}
+
+// AppendStereo appends left and right to dst as a WAV's 16-bit stereo
+// frames (little-endian, left first), the shorter side padded with
+// silence, and returns the extended slice.
+func AppendStereo(dst []byte, left, right []int16) []byte {
+	n := max(len(left), len(right))
+	dst = slices.Grow(dst, 4*n)
+	at := len(dst)
+	dst = dst[:at+4*n]
+	out := dst[at:]
+	le := binary.LittleEndian
+	if len(left) == n && len(right) == n {
+		right = right[:len(left)] // lets the compiler drop the bounds checks
+		for i, l := range left {
+			le.PutUint32(out[4*i:], uint32(uint16(l))|uint32(uint16(right[i]))<<16)
+		}
+		return dst
+	}
+	clear(out)
+	for i, l := range left {
+		le.PutUint16(out[4*i:], uint16(l))
+	}
+	for i, r := range right {
+		le.PutUint16(out[4*i+2:], uint16(r))
+	}
+	return dst
+}
+
+// WriteBlock appends audio its caller encoded with AppendStereo (whole
+// stereo frames, after anything Write holds) and rewrites the header's
+// sizes: one write and one header update, whatever the block's length.
+func (s *StereoWAV) WriteBlock(p []byte) error {
+	if s.closed {
+		return errWAVClosed
+	}
+	if s.err != nil {
+		return s.err
+	}
+	if len(p)%4 != 0 {
+		return errors.New("audio: StereoWAV: a block of part of a stereo frame")
+	}
+	if s.frames+int64(len(p)/4) > maxFrames {
+		return errWAVTooLong
+	}
+	s.frames += int64(len(p) / 4)
+	return s.sync(p)
 }
 
 // block is how many frames are held before they are written: half a
@@ -123,13 +164,21 @@ func (s *StereoWAV) Flush() error {
 	if s.err != nil {
 		return s.err
 	}
-	if len(s.pending) > 0 {
-		if _, err := s.w.Write(s.pending); err != nil {
+	return s.sync(nil)
+}
+
+// sync writes the audio held, then block, then the header's sizes.
+func (s *StereoWAV) sync(block []byte) error {
+	for _, p := range [][]byte{s.pending, block} {
+		if len(p) == 0 {
+			continue
+		}
+		if _, err := s.w.Write(p); err != nil {
 			s.err = fmt.Errorf("audio: writing WAV samples: %w", err)
 			return s.err
 		}
-		s.pending = s.pending[:0]
 	}
+	s.pending = s.pending[:0]
 	if err := s.patch(); err != nil {
 		s.err = fmt.Errorf("audio: updating WAV header: %w", err)
 		return s.err
@@ -138,17 +187,14 @@ func (s *StereoWAV) Flush() error {
 	return nil
 }
 
-// patch rewrites the two size fields (in place when w can, else by seeking
-// there and back to the end of the audio).
+// patch rewrites the two size fields: in place, in one write of the
+// header from the first to the last (the bytes between are unchanged),
+// when w can; else by seeking to each and back to the end of the audio.
 func (s *StereoWAV) patch() error {
 	h := s.header()
 	if wa, ok := s.w.(io.WriterAt); ok {
-		for _, off := range []int64{4, 40} {
-			if _, err := wa.WriteAt(h[off:off+4], s.start+off); err != nil {
-				return err
-			}
-		}
-		return nil
+		_, err := wa.WriteAt(h[4:wavHeaderSize], s.start+4)
+		return err
 	}
 	for _, off := range []int64{4, 40} {
 		if _, err := s.w.Seek(s.start+off, io.SeekStart); err != nil {

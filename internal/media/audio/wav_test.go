@@ -300,3 +300,67 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// memFileAt is a memFile that also writes in place, as an *os.File does.
+type memFileAt struct{ memFile }
+
+func (f *memFileAt) WriteAt(p []byte, off int64) (int, error) {
+	if end := off + int64(len(p)); end > int64(len(f.buf)) {
+		return 0, errors.New("WriteAt past the end")
+	}
+	return copy(f.buf[off:], p), nil
+}
+
+// A writer that encodes its own blocks (AppendStereo, WriteBlock) makes the
+// same file, byte for byte, as one that hands Write its frames, and each
+// block leaves a valid WAV of everything written: with a file that writes
+// in place and with one that can only seek.
+func TestStereoWAVWriteBlockMatchesWrite(t *testing.T) {
+	left := Tone(440, 8000, 700*time.Millisecond, 0.5)
+	right := noise(8000, 700*time.Millisecond, 0.1, 1)
+	for _, name := range []string{"seeker", "writer at"} {
+		var ref, blk io.WriteSeeker = &memFile{}, &memFile{}
+		if name == "writer at" {
+			ref, blk = &memFileAt{}, &memFileAt{}
+		}
+		bytesOf := func(f io.WriteSeeker) []byte {
+			if a, ok := f.(*memFileAt); ok {
+				return a.bytes()
+			}
+			return f.(*memFile).bytes()
+		}
+		rw, _ := NewStereoWAV(ref, 8000)
+		bw, _ := NewStereoWAV(blk, 8000)
+		var block []byte
+		for i := 0; i < len(left); i += 160 {
+			l, r := left[i:i+160], right[i:i+160]
+			if i/160%7 == 3 {
+				l = l[:100] // a short side, padded
+			}
+			must(t, rw.Write(l, r))
+			block = AppendStereo(block, l, r)
+			if i/160%10 == 9 {
+				must(t, bw.WriteBlock(block))
+				got, err := ReadWAV(bytes.NewReader(bytesOf(blk)))
+				must(t, err)
+				if want := time.Duration(i/160+1) * 20 * time.Millisecond; got.Duration() != want {
+					t.Errorf("%s: after a block the file reads as %v, want %v", name, got.Duration(), want)
+				}
+				block = block[:0]
+			}
+		}
+		must(t, bw.WriteBlock(block))
+		must(t, rw.Close())
+		must(t, bw.Close())
+		if !bytes.Equal(bytesOf(ref), bytesOf(blk)) {
+			t.Errorf("%s: the blocks made another file than Write", name)
+		}
+		if err := bw.WriteBlock(block[:4]); err == nil {
+			t.Errorf("%s: WriteBlock after Close succeeded", name)
+		}
+	}
+	w, _ := NewStereoWAV(&memFile{}, 8000)
+	if err := w.WriteBlock(make([]byte, 6)); err == nil {
+		t.Error("a block of a frame and a half was taken")
+	}
+}
