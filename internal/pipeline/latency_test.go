@@ -141,3 +141,24 @@ func histogramSum(t *testing.T, reg *prometheus.Registry, stage string) float64 
 	}
 	return 0
 }
+
+// A wait between two frame ends takes the nearer frame: the grid adds no
+// systematic delay to the policy's wait (525 ms ended at 540 before).
+func TestWaitOnTheFrameGrid(t *testing.T) {
+	c := &conversation{rate: 8000}
+	f := frame{pcm: make([]int16, 160)}
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	for _, tc := range []struct {
+		silence, wait int
+		want          bool
+	}{
+		{280, 300, false}, {300, 300, true},
+		{500, 525, false}, {520, 525, true},
+		{520, 530, false}, {540, 530, true},
+		{1180, 1200, false}, {1200, 1200, true},
+	} {
+		if got := c.waited(ms(tc.silence), f, ms(tc.wait)); got != tc.want {
+			t.Errorf("%d ms of silence against a %d ms wait: ended %v, want %v", tc.silence, tc.wait, got, tc.want)
+		}
+	}
+}

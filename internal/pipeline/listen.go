@@ -25,10 +25,10 @@ func (c *conversation) onFrame(ctx context.Context, f frame) {
 	// the turn: the VAD's own hangover (the longest wait) unless the
 	// words end it sooner.
 	wait := c.turns.MaxSilence
-	if v.Talking && !v.Speech && c.listening != nil && v.Silence >= c.turns.MinSilence {
+	if v.Talking && !v.Speech && c.listening != nil && c.waited(v.Silence, f, c.turns.MinSilence) {
 		// The adaptive end of turn: the VAD would wait out the longest
 		// silence; the words may say the caller is done sooner.
-		if wait = c.turnWait(); v.Silence >= wait {
+		if wait = c.turnWait(); c.waited(v.Silence, f, wait) {
 			c.vad.EndUtterance()
 			v.Talking, v.End = false, true
 		}
@@ -85,6 +85,15 @@ func (c *conversation) onFrame(ctx context.Context, f frame) {
 	}
 	t.lat = newLatency(c.lastSpeechAt, f.at, wait)
 	t.finish()
+}
+
+// waited: silence, counted in whole frames, is as near the wait as the
+// frame grid gets. A wait between two frame ends takes the nearer one
+// (525 ms ends on the 520 ms frame, not 540), so the grid adds no
+// systematic delay to the policy's wait.
+func (c *conversation) waited(silence time.Duration, f frame, wait time.Duration) bool {
+	half := time.Duration(len(f.pcm)) * time.Second / time.Duration(2*c.rate)
+	return silence+half > wait
 }
 
 // turnWait is the silence that ends the caller's turn, given their words
