@@ -268,6 +268,12 @@ func (q *Queue) write(k *known, ch call.Change, dialog []byte, begin func() bool
 		if tries > 1 {
 			from = nil
 		}
+		if begin != nil && tries > 1 && !begin() {
+			// Folded while this write waited to be retried: nothing to
+			// write, and no reason to wait for the database.
+			folded = true
+			return nil
+		}
 		c, err = q.change(actx, k.orgID, k.id, ch, dialog, tries > 1, from, k.leg, begin)
 		if errors.Is(err, errMoved) {
 			from = nil
