@@ -28,9 +28,9 @@ const (
 )
 
 // start runs write in the background, the first time only. The Dialer
-// calls it during Dial. write calls begin as its transaction begins (each
+// calls it during Dial. write asks begin as its transaction begins (each
 // try) and writes nothing when it says false.
-func (r *ringWrite) start(write func(begin func() bool)) {
+func (r *ringWrite) start(write func()) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.state != ringIdle {
@@ -39,7 +39,7 @@ func (r *ringWrite) start(write func(begin func() bool)) {
 	r.state, r.done = ringPending, make(chan struct{})
 	go func() {
 		defer close(r.done)
-		write(r.begin)
+		write()
 	}()
 }
 
@@ -53,6 +53,13 @@ func (r *ringWrite) begin() bool {
 	}
 	r.state = ringWriting
 	return true
+}
+
+// folded says whether the answer took the write's place.
+func (r *ringWrite) folded() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.state == ringFolded
 }
 
 // fold is called once the call is answered: true when the ringing write

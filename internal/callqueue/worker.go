@@ -96,7 +96,7 @@ func (q *Queue) run(ctx context.Context, w *worker) {
 		defer ring.wait()                                // its goroutine ends before the worker does
 		rk := &known{orgID: c.OrgID, id: c.ID, call: &c} // the ringing write's view, the worker's again once it is done
 		line, err = q.o.Dialer.Dial(ctx, req, func(state []byte) {
-			ring.start(func(begin func() bool) { q.write(rk, call.Change{To: model.CallRinging}, state, begin) })
+			ring.start(func() { q.write(rk, call.Change{To: model.CallRinging}, state, &ring) })
 		})
 		// Before any later change of the call: the ringing write lands
 		// first, or the answer takes its place.
@@ -252,10 +252,11 @@ var errMoved = errors.New("the call moved on")
 // nil, saved as its leg, retrying while the database does not take it: the
 // worker holds the call, and its lease is renewed, until the change lands.
 // It gives up (false) when the retries' budget is spent or shutdown halts
-// them; the call, no longer run, is then ended by the reaper. begin, when
-// set, is asked as each try's transaction begins: false writes nothing
+// them; the call, no longer run, is then ended by the reaper. ring, when
+// set, is the ringing write this is: an answer that took its place
+// (ringWrite.fold) before a try's transaction began leaves nothing to write
 // (and write says false). k follows what was written.
-func (q *Queue) write(k *known, ch call.Change, dialog []byte, begin func() bool) (model.Call, bool) {
+func (q *Queue) write(k *known, ch call.Change, dialog []byte, ring *ringWrite) (model.Call, bool) {
 	ctx := context.WithoutCancel(q.base)
 	var c model.Call
 	tries, folded := 0, false
@@ -268,16 +269,16 @@ func (q *Queue) write(k *known, ch call.Change, dialog []byte, begin func() bool
 		if tries > 1 {
 			from = nil
 		}
-		if begin != nil && tries > 1 && !begin() {
-			// Folded while this write waited to be retried: nothing to
-			// write, and no reason to wait for the database.
+		if ring != nil && (ring.folded() || tries > 1 && !ring.begin()) {
+			// Folded before this try: nothing to write, and no reason to
+			// wait for the database.
 			folded = true
 			return nil
 		}
-		c, err = q.change(actx, k.orgID, k.id, ch, dialog, tries > 1, from, k.leg, begin)
+		c, err = q.change(actx, k.orgID, k.id, ch, dialog, tries > 1, from, k.leg, ring)
 		if errors.Is(err, errMoved) {
 			from = nil
-			c, err = q.change(actx, k.orgID, k.id, ch, dialog, false, nil, k.leg, begin)
+			c, err = q.change(actx, k.orgID, k.id, ch, dialog, false, nil, k.leg, ring)
 		}
 		if errors.Is(err, errFolded) {
 			folded = true
@@ -293,6 +294,9 @@ func (q *Queue) write(k *known, ch call.Change, dialog []byte, begin func() bool
 	k.call = nil
 	if ok {
 		k.call = &c
+		if dialog == nil && (ch.To == model.CallInProgress || call.IsFinal(ch.To)) {
+			k.leg = false // the answer or the end deleted the ringing leg (saveLeg)
+		}
 	}
 	return c, ok
 }
@@ -338,12 +342,13 @@ func (q *Queue) changed(ctx context.Context, id, orgID string, ch call.Change, e
 // call's leg, and a final change deletes the saved leg (when leg says one
 // may be saved): the call's end is the end of its dialog. again says an
 // earlier try may have committed without its answer reaching us: finding
-// the call already moved to ch.To is then that try's success. begin, when
-// set, is asked first: false is errFolded, and nothing written.
-func (q *Queue) change(ctx context.Context, orgID, id string, ch call.Change, dialog []byte, again bool, from *model.Call, leg bool, begin func() bool) (model.Call, error) {
+// the call already moved to ch.To is then that try's success. ring, when
+// set, is asked first (ringWrite.begin): folded is errFolded, and nothing
+// written.
+func (q *Queue) change(ctx context.Context, orgID, id string, ch call.Change, dialog []byte, again bool, from *model.Call, leg bool, ring *ringWrite) (model.Call, error) {
 	var c model.Call
 	err := q.o.Store.Update(ctx, func(tx store.Tx) error {
-		if begin != nil && !begin() {
+		if ring != nil && !ring.begin() {
 			return errFolded
 		}
 		var before model.Call
