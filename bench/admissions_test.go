@@ -69,8 +69,9 @@ func cmpOr(a, b string) string {
 // the calls up at once, so every call is admitted, none queued. Many
 // keep-alive clients POST for a fixed time while one more lists calls (GET
 // /v1/calls, a page of 25, 20 times a second); the run reports admissions per second, latency,
-// errors (any answer but 201 INITIATED fails the run) and the server's
-// CPU-seconds per 1,000 admissions. Everything is on 127.0.0.1, on ports
+// errors (any answer but 201 INITIATED fails the run), the server's
+// CPU-seconds per 1,000 admissions and its database round trips per
+// admission (the API's reads, the admission, and the call's own writes). Everything is on 127.0.0.1, on ports
 // the system picks.
 func BenchmarkAdmissions(b *testing.B) {
 	cfg := readAdmitConfig(b)
@@ -137,6 +138,9 @@ type admitResult struct {
 	get       []time.Duration
 	serverCPU time.Duration
 	busy, all float64 // the machine's CPU-seconds over the window
+	// trips is the server's database round trips over the window
+	// (parley_store_round_trips_total; -1 when it does not count them).
+	trips float64
 }
 
 func runAdmissions(b *testing.B, bin string, cfg admitConfig, args ...string) admitResult {
@@ -203,6 +207,17 @@ func runAdmissions(b *testing.B, bin string, cfg admitConfig, args ...string) ad
 	}
 
 	load(3 * time.Second) // warm-up: connections, caches, the first live calls
+	trips := func() float64 {
+		m, err := srv.scrape(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if v, ok := m["parley_store_round_trips_total"]; ok {
+			return v
+		}
+		return -1
+	}
+	trips0 := trips()
 	busy0, all0 := machineCPU()
 	cpu0, t0 := procCPU(srv.pid()), time.Now()
 	r := load(cfg.run)
@@ -210,6 +225,9 @@ func runAdmissions(b *testing.B, bin string, cfg admitConfig, args ...string) ad
 	r.serverCPU = procCPU(srv.pid()) - cpu0
 	busy1, all1 := machineCPU()
 	r.busy, r.all = busy1-busy0, all1-all0
+	if r.trips = -1; trips0 >= 0 {
+		r.trips = trips() - trips0
+	}
 	if r.errors > 0 {
 		b.Errorf("%d of %d requests failed; the first: %s", r.errors, len(r.post)+len(r.get), r.firstErr)
 	}
@@ -278,6 +296,11 @@ func (r admitResult) report(b *testing.B) {
 	b.ReportMetric(float64(r.errors), "errors")
 	b.ReportMetric(perK, "cpu_s/1k_admissions")
 	b.ReportMetric(getP99, "get_p99_ms")
+	if r.trips >= 0 {
+		// Each admitted call rings, is answered and ends within the
+		// window (but those of its last second): about its whole cost.
+		b.ReportMetric(r.trips/float64(max(r.admitted, 1)), "round_trips/admission")
+	}
 	b.Logf("%d admitted in %v: %.0f/s, p50 %.1f ms, p99 %.1f ms, max %.1f ms, %d errors; server CPU %.1f s (%.2f s per 1,000); "+
 		"GET /v1/calls under the load: %d requests, p50 %.1f ms, p99 %.1f ms; the machine's CPUs were busy %.0f of %.0f s; load average %s",
 		r.admitted, r.wall.Round(time.Millisecond), rate, postP50, postP99, postMax, r.errors, r.serverCPU.Seconds(), perK,

@@ -142,6 +142,12 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if rt, ok := st.(interface{ RoundTrips() uint64 }); ok {
+		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "parley_store_round_trips_total",
+			Help: "Statements sent to the database, transaction control included (a network round trip each on PostgreSQL).",
+		}, func() float64 { return float64(rt.RoundTrips()) }))
+	}
 	// The writes the call plane and the background work cannot lose are
 	// retried while the database is away (docs/operations.md, "Database outage").
 	writes := &persist.Writer{Store: st, Logger: log, Metrics: persist.NewMetrics(reg)}

@@ -63,6 +63,11 @@ func TestStateWritesSurviveFaults(t *testing.T) {
 						t.Fatalf("%s: dialed %s, want %s", desc, d.Req.CallID, c.ID)
 					}
 					d.Ring()
+					if r.To == model.CallRinging {
+						// Else the answer may come before the ringing write
+						// begins, and take its place.
+						h.waitStatus(c.ID, model.CallRinging)
+					}
 					line := d.Answer()
 					h.waitStatus(c.ID, model.CallInProgress)
 					if r.Op == "RenewLeases" && c.ID == first.ID {

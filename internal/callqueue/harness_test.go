@@ -48,7 +48,10 @@ func (p *posts) PostCall(_ context.Context, url, secret string, body []byte) str
 	_ = json.Unmarshal(body, &id)
 	p.bodies[id.ID] = body
 	p.sent[id.ID]++
-	p.got <- id.ID
+	select {
+	case p.got <- id.ID:
+	default: // nobody reads them (a benchmark's thousands of calls): sent counts them
+	}
 	return p.status
 }
 
@@ -128,24 +131,32 @@ type harnessOption func(*Options)
 
 func newHarness(t testing.TB, st store.Store, limit int, opts ...harnessOption) *harness {
 	t.Helper()
-	ctx := context.Background()
 	h := &harness{t: t, store: st, dialer: &calltest.Dialer{}, posts: newPosts()}
+	h.org, h.agent = seedOrg(t, st, limit)
+	h.start(opts...)
+	return h
+}
+
+// seedOrg stores an organization with limit lines and an active agent
+// with a post-call webhook.
+func seedOrg(t testing.TB, st store.Store, limit int) (model.Organization, model.Agent) {
+	t.Helper()
+	ctx := context.Background()
 	now := model.Now()
-	h.org = model.Organization{ID: model.NewID(), Name: "acme-" + model.NewID(), ConcurrencyLimit: limit, CreatedAt: now, UpdatedAt: now}
+	org := model.Organization{ID: model.NewID(), Name: "acme-" + model.NewID(), ConcurrencyLimit: limit, CreatedAt: now, UpdatedAt: now}
 	url := "https://hooks.example.com/post"
-	h.agent = model.Agent{ID: model.NewID(), OrgID: h.org.ID, Name: "Agent", Status: model.AgentActive, Mode: model.ModeSinglePrompt,
+	agent := model.Agent{ID: model.NewID(), OrgID: org.ID, Name: "Agent", Status: model.AgentActive, Mode: model.ModeSinglePrompt,
 		Config: model.AgentConfig{PromptTemplate: "P", InterruptionThresholdMs: 500, PostCallWebhookURL: &url}, CreatedAt: now, UpdatedAt: now}
 	err := st.Update(ctx, func(tx store.Tx) error {
-		if err := tx.CreateOrg(ctx, &h.org); err != nil {
+		if err := tx.CreateOrg(ctx, &org); err != nil {
 			return err
 		}
-		return tx.CreateAgent(ctx, &h.agent)
+		return tx.CreateAgent(ctx, &agent)
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.start(opts...)
-	return h
+	return org, agent
 }
 
 func (h *harness) start(opts ...harnessOption) {

@@ -98,6 +98,10 @@ type Queue struct {
 	// closing: after that no worker starts, and waiting for workers is safe.
 	admissions sync.RWMutex
 	closing    bool
+	// placements are the organizations whose admissions are under way,
+	// with the Place calls waiting for the next batch (see place).
+	placeMu    sync.Mutex
+	placements map[string]*placements
 }
 
 // New returns a Queue; Run starts it.
@@ -123,7 +127,7 @@ func New(o Options) *Queue {
 	base, stop := context.WithCancel(context.Background())
 	writes, haltWrites := context.WithCancel(context.Background())
 	return &Queue{
-		o: o, wake: make(chan struct{}, 1), orphaned: make(chan struct{}, 1), running: map[string]*worker{}, admitting: map[string]bool{}, inFlight: map[string]bool{},
+		o: o, wake: make(chan struct{}, 1), orphaned: make(chan struct{}, 1), running: map[string]*worker{}, admitting: map[string]bool{}, inFlight: map[string]bool{}, placements: map[string]*placements{},
 		base: base, stop: stop, writes: writes, haltWrites: haltWrites, recovered: make(chan struct{}),
 	}
 }
@@ -141,7 +145,9 @@ func (q *Queue) Wake() {
 // With skipQueue the call jumps the queue, and when every line is taken it
 // is refused with ErrConcurrencyLimit and nothing is stored. The decision
 // and the insert are one transaction under the organization's lock, so
-// concurrent requests never admit more calls than the limit. A call that
+// concurrent requests never admit more calls than the limit; requests that
+// arrive while one is being decided are decided together, in one
+// transaction (placement.go). A call that
 // ReservesLine needs two free lines: its own and its far end's.
 func (q *Queue) Place(ctx context.Context, c *model.Call, skipQueue bool) error {
 	return q.PlaceRecorded(ctx, c, skipQueue, nil)
@@ -161,26 +167,9 @@ func (q *Queue) PlaceRecorded(ctx context.Context, c *model.Call, skipQueue bool
 	}
 	now := model.Now()
 	c.Status, c.CreatedAt, c.UpdatedAt = model.CallQueued, now, now
-	admitted := false
-	err := q.o.Store.Update(ctx, func(tx store.Tx) error {
-		free, queued, err := lineFree(ctx, tx, c.OrgID, lines(*c))
-		if err != nil {
-			return err
-		}
-		if skipQueue && !free {
-			return ErrConcurrencyLimit
-		}
-		admitted = free && (skipQueue || !queued)
-		if admitted {
-			if err := q.admit(c, now); err != nil {
-				return err
-			}
-		}
-		if err := tx.CreateCall(ctx, c); err != nil || record == nil {
-			return err
-		}
-		return record(tx, *c)
-	})
+	p := &placing{ctx: ctx, c: c, skipQueue: skipQueue, record: record, done: make(chan struct{}), lead: make(chan []*placing, 1)}
+	q.place(p)
+	err, admitted := p.err, p.admitted
 	if err != nil || !admitted {
 		q.unclaim(c.ID)
 	}

@@ -70,14 +70,18 @@ func (q *Queue) start(c model.Call, connect Connect) {
 // run dials the call and follows it to its end.
 func (q *Queue) run(ctx context.Context, w *worker) {
 	c := w.call
+	k := &known{orgID: c.OrgID, id: c.ID, call: &c}
 	log := q.o.Logger.With("call_id", c.ID, "org_id", c.OrgID)
 	agent, err := q.agentAvailable(ctx, c)
 	if err != nil {
-		q.end(c, call.Change{To: model.CallFailed, HangupCause: call.CauseAgentUnavailable, ErrorMessage: err.Error()})
+		q.end(k, call.Change{To: model.CallFailed, HangupCause: call.CauseAgentUnavailable, ErrorMessage: err.Error()})
 		return
 	}
 	var line call.Line
 	if w.connect != nil {
+		// The connection writes its progress itself: the next change reads
+		// the row.
+		k.call = nil
 		line, err = w.connect(ctx, func(ch call.Change) bool { return q.transition(c, ch) })
 	} else {
 		// A simulated caller rings the agent under test in this deployment.
@@ -89,10 +93,19 @@ func (q *Queue) run(ctx context.Context, w *worker) {
 		// What cancels the ringing leg is saved with RINGING, so whichever
 		// server ends the call if this one dies can cancel it.
 		var ring ringWrite
+		defer ring.wait()                                // its goroutine ends before the worker does
+		rk := &known{orgID: c.OrgID, id: c.ID, call: &c} // the ringing write's view, the worker's again once it is done
 		line, err = q.o.Dialer.Dial(ctx, req, func(state []byte) {
-			ring.start(func() { q.write(c.OrgID, c.ID, call.Change{To: model.CallRinging}, state) })
+			ring.start(func() { q.write(rk, call.Change{To: model.CallRinging}, state, &ring) })
 		})
-		ring.wait() // before any later change of the call
+		// Before any later change of the call: the ringing write lands
+		// first, or the answer takes its place.
+		if err != nil || !ring.fold() {
+			ring.wait()
+			if ring.rang() {
+				k = rk
+			}
+		}
 	}
 	if err != nil {
 		var dialErr *call.DialError
@@ -102,12 +115,12 @@ func (q *Queue) run(ctx context.Context, w *worker) {
 			if dialErr.Status != "" {
 				to = dialErr.Status
 			}
-			q.end(c, call.Change{To: to, HangupCause: dialErr.Cause, ErrorMessage: dialErr.Message})
+			q.end(k, call.Change{To: to, HangupCause: dialErr.Cause, ErrorMessage: dialErr.Message})
 		case ctx.Err() != nil:
-			q.abandoned(c, context.Cause(ctx))
+			q.abandoned(k, context.Cause(ctx))
 		default:
 			log.Error("dial failed", "err", err)
-			q.end(c, call.Change{To: model.CallFailed, HangupCause: call.CauseDialFailed, ErrorMessage: err.Error()})
+			q.end(k, call.Change{To: model.CallFailed, HangupCause: call.CauseDialFailed, ErrorMessage: err.Error()})
 		}
 		return
 	}
@@ -120,7 +133,7 @@ func (q *Queue) run(ctx context.Context, w *worker) {
 	if r, ok := line.(call.Recoverable); ok {
 		dialog = r.DialogState()
 	}
-	if _, ok := q.write(c.OrgID, c.ID, call.Change{To: model.CallInProgress, RecordingURL: line.RecordingURL()}, dialog); !ok {
+	if _, ok := q.write(k, call.Change{To: model.CallInProgress, RecordingURL: line.RecordingURL()}, dialog, nil); !ok {
 		line.Hangup(call.CauseAPIEnded)
 		return
 	}
@@ -131,11 +144,24 @@ func (q *Queue) run(ctx context.Context, w *worker) {
 		// conversation's summary included) before the end is written.
 		line.Hangup(hangupCause(context.Cause(ctx)))
 		<-line.Ended()
-		q.ended(c, context.Cause(ctx), line.Result().Outcome)
+		q.ended(k, context.Cause(ctx), line.Result().Outcome)
 		return
 	}
 	r := line.Result()
-	q.end(c, call.Change{To: r.Status, HangupCause: r.HangupCause, ErrorMessage: r.ErrorMessage, Outcome: r.Outcome})
+	q.end(k, call.Change{To: r.Status, HangupCause: r.HangupCause, ErrorMessage: r.ErrorMessage, Outcome: r.Outcome})
+}
+
+// known is what a worker knows of its call as stored.
+type known struct {
+	orgID, id string
+	// call is the call as the worker last wrote it: its next change is
+	// written from it in one statement (store.Tx.ChangeCallFrom). nil when
+	// the worker cannot tell (a connection writes an inbound call's
+	// progress, or a write failed): the next change reads the row, locked.
+	call *model.Call
+	// leg says a leg's state may be saved for the call (call_dialogs; only
+	// its worker saves one): only then is one deleted.
+	leg bool
 }
 
 func hangupCause(err error) string {
@@ -149,13 +175,13 @@ func hangupCause(err error) string {
 // what its conversation reported: ended through the API (COMPLETED), ended
 // elsewhere (already written there: nothing to write), or cut by shutdown
 // (FAILED).
-func (q *Queue) ended(c model.Call, cause error, out call.Outcome) {
+func (q *Queue) ended(k *known, cause error, out call.Outcome) {
 	switch {
 	case errors.Is(cause, errGone):
 	case errors.Is(cause, errAPIEnded):
-		q.end(c, call.Change{To: model.CallCompleted, HangupCause: call.CauseAPIEnded, Outcome: out})
+		q.end(k, call.Change{To: model.CallCompleted, HangupCause: call.CauseAPIEnded, Outcome: out})
 	default:
-		q.end(c, call.Change{To: model.CallFailed, HangupCause: call.CauseServerShutdown,
+		q.end(k, call.Change{To: model.CallFailed, HangupCause: call.CauseServerShutdown,
 			ErrorMessage: "the server shut down during the call", Outcome: out})
 	}
 }
@@ -163,13 +189,13 @@ func (q *Queue) ended(c model.Call, cause error, out call.Outcome) {
 // abandoned records the end of a call stopped from our side before it was
 // answered: canceled through the API (CANCELED), ended elsewhere, or cut by
 // shutdown (FAILED).
-func (q *Queue) abandoned(c model.Call, cause error) {
+func (q *Queue) abandoned(k *known, cause error) {
 	switch {
 	case errors.Is(cause, errGone):
 	case errors.Is(cause, errAPIEnded):
-		q.end(c, call.Change{To: model.CallCanceled, HangupCause: call.CauseAPIEnded})
+		q.end(k, call.Change{To: model.CallCanceled, HangupCause: call.CauseAPIEnded})
 	default:
-		q.end(c, call.Change{To: model.CallFailed, HangupCause: call.CauseServerShutdown, ErrorMessage: "the server shut down during the call"})
+		q.end(k, call.Change{To: model.CallFailed, HangupCause: call.CauseServerShutdown, ErrorMessage: "the server shut down during the call"})
 	}
 }
 
@@ -197,13 +223,13 @@ func (q *Queue) agentAvailable(ctx context.Context, c model.Call) (model.Agent, 
 // transition applies a non-final change; false when the call is already
 // over (ended elsewhere), so the caller stops.
 func (q *Queue) transition(c model.Call, ch call.Change) bool {
-	_, ok := q.write(c.OrgID, c.ID, ch, nil)
+	_, ok := q.write(&known{orgID: c.OrgID, id: c.ID}, ch, nil, nil)
 	return ok
 }
 
 // end applies a final change, then delivers the post-call webhook.
-func (q *Queue) end(c model.Call, ch call.Change) {
-	ended, ok := q.write(c.OrgID, c.ID, ch, nil)
+func (q *Queue) end(k *known, ch call.Change) {
+	ended, ok := q.write(k, ch, nil, nil)
 	if !ok {
 		return
 	}
@@ -215,29 +241,71 @@ func (q *Queue) end(c model.Call, ch call.Change) {
 	q.deliver(ended)
 }
 
-// write applies ch to the stored call (see change), retrying while the
-// database does not take it: the worker holds the call, and its lease is
-// renewed, until the change lands. It gives up (false) when the retries'
-// budget is spent or shutdown halts them; the call, no longer run, is then
-// ended by the reaper.
-func (q *Queue) write(orgID, id string, ch call.Change, dialog []byte) (model.Call, bool) {
+// errFolded: a ringing write found, as its transaction began, that the
+// answer took its place (ringWrite.fold).
+var errFolded = errors.New("the ringing was folded into the answer")
+
+// errMoved: the call's status was no longer the one its worker last wrote.
+var errMoved = errors.New("the call moved on")
+
+// write applies ch to the call k says (see change), with dialog, when not
+// nil, saved as its leg, retrying while the database does not take it: the
+// worker holds the call, and its lease is renewed, until the change lands.
+// It gives up (false) when the retries' budget is spent or shutdown halts
+// them; the call, no longer run, is then ended by the reaper. ring, when
+// set, is the ringing write this is: an answer that took its place
+// (ringWrite.fold) before a try's transaction began leaves nothing to write
+// (and write says false). k follows what was written.
+func (q *Queue) write(k *known, ch call.Change, dialog []byte, ring *ringWrite) (model.Call, bool) {
 	ctx := context.WithoutCancel(q.base)
 	var c model.Call
-	tries := 0
+	tries, folded := 0, false
+	from := k.call
 	err := q.o.Writes.Do(q.writes, "call state", func(actx context.Context) error {
 		tries++
 		var err error
-		c, err = q.change(actx, orgID, id, ch, dialog, tries > 1)
+		// The first try writes from what the worker knows; a retry may
+		// follow a try that committed unanswered, and reads the row.
+		if tries > 1 {
+			from = nil
+		}
+		if ring != nil && (ring.folded() || tries > 1 && !ring.begin()) {
+			// Folded before this try: nothing to write, and no reason to
+			// wait for the database.
+			folded = true
+			return nil
+		}
+		c, err = q.change(actx, k.orgID, k.id, ch, dialog, tries > 1, from, k.leg, ring)
+		if errors.Is(err, errMoved) {
+			from = nil
+			c, err = q.change(actx, k.orgID, k.id, ch, dialog, false, nil, k.leg, ring)
+		}
+		if errors.Is(err, errFolded) {
+			folded = true
+			return nil
+		}
 		return err
 	})
-	return c, q.changed(ctx, id, orgID, ch, err)
+	if folded {
+		return model.Call{}, false
+	}
+	k.leg = k.leg || dialog != nil
+	ok := q.changed(ctx, k.id, k.orgID, ch, err)
+	k.call = nil
+	if ok {
+		k.call = &c
+		if dialog == nil && (ch.To == model.CallInProgress || call.IsFinal(ch.To)) {
+			k.leg = false // the answer or the end deleted the ringing leg (saveLeg)
+		}
+	}
+	return c, ok
 }
 
 // writeOnce applies ch once, for a request that answers its caller now (a
 // cancel through the API): a database that does not take it is the
 // request's error.
 func (q *Queue) writeOnce(ctx context.Context, orgID, id string, ch call.Change) (model.Call, bool, error) {
-	c, err := q.change(ctx, orgID, id, ch, nil, false)
+	c, err := q.change(ctx, orgID, id, ch, nil, false, nil, true, nil)
 	var illegal *call.IllegalTransition
 	if err != nil && !errors.As(err, &illegal) {
 		return c, false, err
@@ -265,24 +333,39 @@ func (q *Queue) changed(ctx context.Context, id, orgID string, ch call.Change, e
 	return true
 }
 
-// change applies ch to the stored call in one transaction, holding the row
-// from the read to the write so no other writer's change is lost; with it,
-// dialog (when not nil) is saved as the call's leg, and a final change
-// deletes the saved leg: the call's end is the end of its dialog. again
-// says an earlier try may have committed without its answer reaching us:
-// finding the call already moved to ch.To is then that try's success.
-func (q *Queue) change(ctx context.Context, orgID, id string, ch call.Change, dialog []byte, again bool) (model.Call, error) {
+// change applies ch to the stored call in one transaction, so no other
+// writer's change is lost, and returns the call as committed. With from
+// (the call as its worker last wrote it) the change is one guarded write,
+// UPDATE … RETURNING, that finds the call still in from's status, or
+// errMoved and nothing written; without it the row is read and held from
+// the read to the write. With it, dialog (when not nil) is saved as the
+// call's leg, and a final change deletes the saved leg (when leg says one
+// may be saved): the call's end is the end of its dialog. again says an
+// earlier try may have committed without its answer reaching us: finding
+// the call already moved to ch.To is then that try's success. ring, when
+// set, is asked first (ringWrite.begin): folded is errFolded, and nothing
+// written.
+func (q *Queue) change(ctx context.Context, orgID, id string, ch call.Change, dialog []byte, again bool, from *model.Call, leg bool, ring *ringWrite) (model.Call, error) {
 	var c model.Call
 	err := q.o.Store.Update(ctx, func(tx store.Tx) error {
-		var err error
-		if c, err = tx.GetCallForUpdate(ctx, orgID, id); err != nil {
-			return err
+		if ring != nil && !ring.begin() {
+			return errFolded
 		}
-		if again && c.Status == ch.To {
-			return nil
+		var before model.Call
+		if from != nil {
+			before = *from
+		} else {
+			var err error
+			if before, err = tx.GetCallForUpdate(ctx, orgID, id); err != nil {
+				return err
+			}
+			if again && before.Status == ch.To {
+				c = before
+				return nil
+			}
 		}
-		before := c
-		before.Variables, before.Metrics = maps.Clone(c.Variables), maps.Clone(c.Metrics) // Apply changes them in place
+		c = before
+		c.Variables, c.Metrics = maps.Clone(before.Variables), maps.Clone(before.Metrics) // Apply changes them in place
 		if err := call.Apply(&c, ch, model.Now()); err != nil {
 			return persist.Permanent(err)
 		}
@@ -291,20 +374,47 @@ func (q *Queue) change(ctx context.Context, orgID, id string, ch call.Change, di
 				return err
 			}
 		}
-		if err := tx.ChangeCall(ctx, &before, &c); err != nil {
+		if from == nil {
+			if err := tx.ChangeCall(ctx, &before, &c); err != nil {
+				return err
+			}
+			return saveLeg(ctx, tx, orgID, id, before.Status, c.Status, dialog, leg)
+		}
+		// The leg first: a change in or out of the live statuses writes the
+		// organization's live count, whose row admissions wait for, and
+		// holds it until the commit.
+		if err := saveLeg(ctx, tx, orgID, id, before.Status, c.Status, dialog, leg); err != nil {
 			return err
 		}
+		stored, ok, err := tx.ChangeCallFrom(ctx, &before, &c)
 		switch {
-		case call.IsFinal(c.Status) && (before.Status == model.CallRinging || before.Status == model.CallInProgress): // only calls that rang have one
-			return tx.DeleteCallDialog(ctx, orgID, id)
-		case dialog != nil:
-			return tx.PutCallDialog(ctx, &model.CallDialog{OrgID: orgID, CallID: id, State: dialog})
-		case c.Status == model.CallInProgress && before.Status == model.CallRinging:
-			return tx.DeleteCallDialog(ctx, orgID, id) // answered with no dialog to save: the ringing INVITE is no longer the leg
+		case err != nil:
+			return err
+		case !ok:
+			return errMoved // rolls the leg back too
 		}
+		c = stored
 		return nil
 	})
 	return c, err
+}
+
+// saveLeg keeps the call's saved leg (call_dialogs) in step with a change
+// from status from to status to: dialog, when not nil, is saved; a final
+// change ends a rung call's leg, and an answer with no dialog to save ends
+// the ringing INVITE's (when leg says one may be saved).
+func saveLeg(ctx context.Context, tx store.Tx, orgID, id, from, to string, dialog []byte, leg bool) error {
+	switch {
+	case call.IsFinal(to) && (from == model.CallRinging || from == model.CallInProgress): // only calls that rang have one
+		if leg {
+			return tx.DeleteCallDialog(ctx, orgID, id)
+		}
+	case dialog != nil:
+		return tx.PutCallDialog(ctx, &model.CallDialog{OrgID: orgID, CallID: id, State: dialog})
+	case to == model.CallInProgress && from == model.CallRinging && leg:
+		return tx.DeleteCallDialog(ctx, orgID, id) // answered with no dialog to save: the ringing INVITE is no longer the leg
+	}
+	return nil
 }
 
 // capturePostCallURL records where the post-call webhook goes, as the agent

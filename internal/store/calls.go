@@ -32,6 +32,15 @@ type Calls interface {
 	// (GetCallForUpdate); before must not share maps with after. Writing
 	// only what changed spares the indexes on the columns that did not.
 	ChangeCall(ctx context.Context, before, after *model.Call) error
+	// ChangeCallFrom is ChangeCall without the locked read, for a writer
+	// that knows the call as it last wrote it (before): in one statement it
+	// writes the fields in which after differs from before if the stored
+	// call's status is still before.Status, and returns the call as stored
+	// then, its transcript included. ok is false, and nothing is written,
+	// when no call has that id and that status (it moved on meanwhile, or
+	// is not there): the caller reads it to learn which. before must not
+	// share maps with after.
+	ChangeCallFrom(ctx context.Context, before, after *model.Call) (stored model.Call, ok bool, err error)
 	// SetPostCallWebhookStatus records how the post-call webhook went, and
 	// writes nothing else (not even updatedAt: a delivery is bookkeeping,
 	// not a change to the call).

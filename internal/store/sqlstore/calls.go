@@ -85,6 +85,7 @@ func createdOnly(column string) bool {
 // columns.
 type callSelect struct {
 	columns string // the select list, columns of c
+	bare    string // the same columns unqualified, for RETURNING
 	fields  []callField
 }
 
@@ -96,14 +97,16 @@ var (
 func newCallSelect(minimal bool) callSelect {
 	var s callSelect
 	cols := make([]string, 0, len(callFields))
+	bare := make([]string, 0, len(callFields))
 	for _, f := range callFields {
 		if minimal && f.big {
 			continue
 		}
 		s.fields = append(s.fields, f)
 		cols = append(cols, "c."+f.column)
+		bare = append(bare, f.column)
 	}
-	s.columns = strings.Join(cols, ", ")
+	s.columns, s.bare = strings.Join(cols, ", "), strings.Join(bare, ", ")
 	return s
 }
 
@@ -234,14 +237,50 @@ func (t *tx) ChangeCall(ctx context.Context, before, after *model.Call) error {
 	if !uuids(after.OrgID, after.ID) {
 		return notFound("update call %s", after.ID)
 	}
+	set, args, err := t.changedColumns(before, after)
+	if err != nil || len(set) == 0 {
+		return err
+	}
+	return t.change(ctx, "update call "+after.ID,
+		`UPDATE calls SET `+strings.Join(set, ", ")+` WHERE org_id = ? AND id = ?`, append(args, after.OrgID, after.ID)...)
+}
+
+// ChangeCallFrom is ChangeCall guarded by the status the writer last saw,
+// returning the row as it stands after the write: UPDATE … RETURNING, so
+// neither a locked read before it nor a read after it.
+func (t *tx) ChangeCallFrom(ctx context.Context, before, after *model.Call) (model.Call, bool, error) {
+	if !uuids(after.OrgID, after.ID) {
+		return model.Call{}, false, nil
+	}
+	set, args, err := t.changedColumns(before, after)
+	if err != nil {
+		return model.Call{}, false, err
+	}
+	if len(set) == 0 {
+		set = []string{"updated_at = updated_at"} // nothing to write, but the row to return
+	}
+	c, err := fullCall.scan(t.queryRow(ctx, `UPDATE calls SET `+strings.Join(set, ", ")+` WHERE org_id = ? AND id = ? AND status = ?
+		RETURNING `+fullCall.bare, append(args, after.OrgID, after.ID, before.Status)...))
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return model.Call{}, false, nil
+	case err != nil:
+		return model.Call{}, false, t.fail(err, "update call %s", after.ID)
+	}
+	return c, true, nil
+}
+
+// changedColumns is the SET list ("column = ?") of the columns a writer may
+// change whose value differs between before and after, with their values.
+func (t *tx) changedColumns(before, after *model.Call) ([]string, []any, error) {
 	old := *before
 	od, err := callWrite(&old, false)
 	if err != nil {
-		return fmt.Errorf("update %w", err)
+		return nil, nil, fmt.Errorf("update %w", err)
 	}
 	nd, err := callWrite(after, false)
 	if err != nil {
-		return fmt.Errorf("update %w", err)
+		return nil, nil, fmt.Errorf("update %w", err)
 	}
 	var set []string
 	var args []any
@@ -256,11 +295,7 @@ func (t *tx) ChangeCall(ctx context.Context, before, after *model.Call) error {
 		set = append(set, f.column+" = ?")
 		args = append(args, v)
 	}
-	if len(set) == 0 {
-		return nil
-	}
-	return t.change(ctx, "update call "+after.ID,
-		`UPDATE calls SET `+strings.Join(set, ", ")+` WHERE org_id = ? AND id = ?`, append(args, after.OrgID, after.ID)...)
+	return set, args, nil
 }
 
 // AppendTranscript adds entries to the end of a call's transcript, setting

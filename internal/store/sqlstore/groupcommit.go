@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/parley-voice/parley/internal/store"
 )
@@ -34,6 +35,7 @@ type committer struct {
 	db      *sql.DB
 	d       Dialect
 	stmts   *stmtCache
+	trips   *atomic.Uint64      // Store.RoundTrips
 	reqs    chan *commitRequest // unbuffered: a request sent is a request answered
 	stop    chan struct{}       // closed by close, once
 	stopped chan struct{}       // closed by run when it returns
@@ -49,8 +51,8 @@ type commitRequest struct {
 	done     chan struct{} // closed by the committer once err is final
 }
 
-func newCommitter(db *sql.DB, d Dialect) *committer {
-	c := &committer{db: db, d: d, stmts: newStmtCache(db), reqs: make(chan *commitRequest), stop: make(chan struct{}), stopped: make(chan struct{})}
+func newCommitter(db *sql.DB, d Dialect, trips *atomic.Uint64) *committer {
+	c := &committer{db: db, d: d, stmts: newStmtCache(db), trips: trips, reqs: make(chan *commitRequest), stop: make(chan struct{}), stopped: make(chan struct{})}
 	go c.run()
 	return c
 }
@@ -121,6 +123,7 @@ func (c *committer) commit(group []*commitRequest) {
 	if len(live) == 0 {
 		return
 	}
+	c.trips.Add(2) // BEGIN, and COMMIT or ROLLBACK
 	sqlTx, err := c.db.BeginTx(context.Background(), nil)
 	if err != nil {
 		for _, r := range live {
@@ -128,13 +131,14 @@ func (c *committer) commit(group []*commitRequest) {
 		}
 		return
 	}
-	t := &tx{tx: sqlTx, d: c.d, write: true, detached: true, stmts: c.stmts}
+	t := &tx{tx: sqlTx, d: c.d, write: true, detached: true, stmts: c.stmts, trips: c.trips}
 	// One member needs no savepoint: its failure rolls back the transaction.
 	alone := len(live) == 1
 	var broken error // the transaction can no longer be committed
 	committed := 0
 	for _, r := range live {
 		if !alone {
+			c.trips.Add(2) // SAVEPOINT, RELEASE
 			if _, err := sqlTx.Exec("SAVEPOINT member"); err != nil {
 				broken = wrap(c.d, err, "savepoint")
 				break
@@ -148,6 +152,7 @@ func (c *committer) commit(group []*commitRequest) {
 			break
 		}
 		if r.err != nil {
+			c.trips.Add(1)
 			if _, err := sqlTx.Exec("ROLLBACK TO member"); err != nil {
 				broken = wrap(c.d, err, "roll back to savepoint")
 				if errors.Is(r.err, store.ErrUnavailable) {

@@ -37,6 +37,7 @@ type Store struct {
 	cfg    Config
 	commit *committer  // nil without GroupCommit
 	closed atomic.Bool // after Close: work is refused with store.ErrClosed
+	trips  atomic.Uint64
 }
 
 var _ store.Store = (*Store)(nil)
@@ -48,7 +49,7 @@ func New(cfg Config) *Store {
 	}
 	s := &Store{cfg: cfg}
 	if cfg.GroupCommit {
-		s.commit = newCommitter(cfg.Writer, cfg.Dialect)
+		s.commit = newCommitter(cfg.Writer, cfg.Dialect, &s.trips)
 	}
 	return s
 }
@@ -74,6 +75,7 @@ func (s *Store) run(ctx context.Context, db *sql.DB, opts *sql.TxOptions, fn fun
 	if s.closed.Load() {
 		return fmt.Errorf("begin transaction: %w", store.ErrClosed)
 	}
+	s.trips.Add(2) // BEGIN, and COMMIT or ROLLBACK
 	sqlTx, err := db.BeginTx(ctx, opts)
 	if err != nil {
 		return wrap(s.cfg.Dialect, err, "begin transaction")
@@ -84,7 +86,7 @@ func (s *Store) run(ctx context.Context, db *sql.DB, opts *sql.TxOptions, fn fun
 			panic(p)
 		}
 	}()
-	if err := fn(&tx{tx: sqlTx, d: s.cfg.Dialect, write: opts == nil || !opts.ReadOnly}); err != nil {
+	if err := fn(&tx{tx: sqlTx, d: s.cfg.Dialect, write: opts == nil || !opts.ReadOnly, trips: &s.trips}); err != nil {
 		if rbErr := sqlTx.Rollback(); rbErr != nil && !errors.Is(rbErr, sql.ErrTxDone) {
 			return errors.Join(err, fmt.Errorf("roll back: %w", rbErr))
 		}
@@ -95,6 +97,13 @@ func (s *Store) run(ctx context.Context, db *sql.DB, opts *sql.TxOptions, fn fun
 	}
 	return nil
 }
+
+// RoundTrips is how many statements the store has sent to the database,
+// transaction control (BEGIN, COMMIT, ROLLBACK, savepoints) included: on
+// PostgreSQL each is a round trip over the network, on SQLite a call into
+// the library. The call plane's cost per call is counted with it (tests,
+// and the metric parley_store_round_trips_total).
+func (s *Store) RoundTrips() uint64 { return s.trips.Load() }
 
 // Engine names the database engine.
 func (s *Store) Engine() string { return s.cfg.Dialect.Engine() }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/parley-voice/parley/internal/store"
 )
@@ -20,12 +21,15 @@ type tx struct {
 	detached bool
 	// stmts holds the group committer's prepared queries (nil: none).
 	stmts *stmtCache
+	// trips counts the statements sent (Store.RoundTrips).
+	trips *atomic.Uint64
 }
 
 var _ store.Tx = (*tx)(nil)
 
 func (t *tx) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	ctx = t.detach(ctx)
+	t.trips.Add(1)
 	if st := t.prepared(query); st != nil {
 		return t.tx.StmtContext(ctx, st).ExecContext(ctx, args...)
 	}
@@ -34,6 +38,7 @@ func (t *tx) exec(ctx context.Context, query string, args ...any) (sql.Result, e
 
 func (t *tx) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	ctx = t.detach(ctx)
+	t.trips.Add(1)
 	if st := t.prepared(query); st != nil {
 		return t.tx.StmtContext(ctx, st).QueryContext(ctx, args...)
 	}
@@ -42,6 +47,7 @@ func (t *tx) query(ctx context.Context, query string, args ...any) (*sql.Rows, e
 
 func (t *tx) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
 	ctx = t.detach(ctx)
+	t.trips.Add(1)
 	if st := t.prepared(query); st != nil {
 		return t.tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
 	}

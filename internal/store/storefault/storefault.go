@@ -27,7 +27,7 @@ var (
 
 // Rule makes matching calls of a Tx method fail.
 type Rule struct {
-	// Op is the Tx method: CreateCall, ChangeCall, UpdateCall,
+	// Op is the Tx method: CreateCall, ChangeCall (ChangeCallFrom too), UpdateCall,
 	// AppendTranscript, SetPostCallWebhookStatus, PutCallDialog,
 	// DeleteCallDialog, RenewLeases, ExpiredLiveCalls, GetCallForUpdate,
 	// UpdateOrg; and beyond calls (background.go) UpdateTestAttempt,
@@ -202,6 +202,15 @@ func (t *faultTx) ChangeCall(ctx context.Context, before, after *model.Call) err
 		return err
 	}
 	return t.Tx.ChangeCall(ctx, before, after)
+}
+
+// ChangeCallFrom is the same write as ChangeCall: rules for ChangeCall
+// strike it too.
+func (t *faultTx) ChangeCallFrom(ctx context.Context, before, after *model.Call) (model.Call, bool, error) {
+	if err := t.check("ChangeCall", after.Status); err != nil {
+		return model.Call{}, false, err
+	}
+	return t.Tx.ChangeCallFrom(ctx, before, after)
 }
 
 func (t *faultTx) GetCallForUpdate(ctx context.Context, orgID, id string) (model.Call, error) {

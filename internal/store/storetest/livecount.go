@@ -112,7 +112,8 @@ var liveCountTests = []test{
 	}},
 }
 
-// changeCallTests check ChangeCall, the lifecycle's write of what changed.
+// changeCallTests check ChangeCall and ChangeCallFrom, the lifecycle's
+// writes of what changed.
 var changeCallTests = []test{
 	{"WritesWhatChanged", func(t *testing.T, b *bundle) {
 		trunk := newSIPTrunk(t, b, b.org.ID)
@@ -144,6 +145,84 @@ var changeCallTests = []test{
 		changed.Status = model.CallFailed
 		err := b.st.Update(b.ctx, func(tx store.Tx) error { return tx.ChangeCall(b.ctx, &gone, &changed) })
 		wantIs(t, err, store.ErrNotFound)
+	}},
+	{"FromWritesWhatChangedAndReturnsTheRow", func(t *testing.T, b *bundle) {
+		trunk := newSIPTrunk(t, b, b.org.ID)
+		c := fullCall(b.org.ID, model.NewID(), trunk.ID)
+		c.Status, c.StartedAt, c.EndedAt, c.DurationSeconds, c.HangupCause = model.CallInitiated, nil, nil, nil, nil
+		c.Transcript = nil
+		b.update(t, func(tx store.Tx) error { return tx.CreateCall(b.ctx, &c) })
+		// Appended since the writer last wrote the call: it must come back
+		// with the row, and not be overwritten.
+		entry := map[string]any{"role": "agent", "text": "hello"}
+		b.update(t, func(tx store.Tx) error {
+			return tx.AppendTranscript(b.ctx, c.OrgID, c.ID, []map[string]any{entry}, at(5))
+		})
+		known := c
+		known.Variables, known.Metrics = maps.Clone(c.Variables), maps.Clone(c.Metrics)
+		next := c
+		next.Variables, next.Metrics = maps.Clone(c.Variables), maps.Clone(c.Metrics)
+		started := at(6)
+		next.Status, next.StartedAt, next.UpdatedAt = model.CallInProgress, &started, at(6)
+		next.Variables["answered"] = "yes"
+		var got model.Call
+		var ok bool
+		b.update(t, func(tx store.Tx) (err error) {
+			got, ok, err = tx.ChangeCallFrom(b.ctx, &known, &next)
+			return err
+		})
+		if !ok {
+			t.Fatal("ChangeCallFrom found no INITIATED call")
+		}
+		stored := getCall(t, b, c.OrgID, c.ID)
+		wantEqual(t, stored, got)
+		wantEqual(t, model.CallInProgress, got.Status)
+		wantEqual(t, "yes", got.Variables["answered"])
+		wantEqual(t, 1, len(got.Transcript))
+		wantEqual(t, at(6), got.UpdatedAt)
+		wantEqual(t, 1, read(t, b, func(tx store.Tx) (int, error) { return tx.CountLiveCalls(b.ctx, b.org.ID) }))
+
+		// A writer whose view is stale (the call moved on) writes nothing.
+		end, cause := at(7), "USER_ENDED"
+		stale := next
+		stale.Status, stale.EndedAt, stale.HangupCause, stale.UpdatedAt = model.CallFailed, &end, &cause, at(7)
+		b.update(t, func(tx store.Tx) (err error) {
+			_, ok, err = tx.ChangeCallFrom(b.ctx, &known, &stale)
+			return err
+		})
+		if ok {
+			t.Fatal("ChangeCallFrom wrote from INITIATED to a call that is IN_PROGRESS")
+		}
+		wantEqual(t, stored, getCall(t, b, c.OrgID, c.ID))
+
+		// Ended from what it last wrote: the live count follows.
+		b.update(t, func(tx store.Tx) (err error) {
+			got, ok, err = tx.ChangeCallFrom(b.ctx, &stored, &stale)
+			return err
+		})
+		if !ok || got.Status != model.CallFailed {
+			t.Fatalf("ended from IN_PROGRESS: ok %v, status %s", ok, got.Status)
+		}
+		wantEqual(t, 0, read(t, b, func(tx store.Tx) (int, error) { return tx.CountLiveCalls(b.ctx, b.org.ID) }))
+
+		// Nothing changed: the row comes back all the same; a call that is
+		// not there is no row.
+		b.update(t, func(tx store.Tx) (err error) {
+			got, ok, err = tx.ChangeCallFrom(b.ctx, &got, &got)
+			return err
+		})
+		if !ok || got.Status != model.CallFailed {
+			t.Fatalf("unchanged: ok %v, status %s", ok, got.Status)
+		}
+		gone := got
+		gone.ID = model.NewID()
+		b.update(t, func(tx store.Tx) (err error) {
+			_, ok, err = tx.ChangeCallFrom(b.ctx, &gone, &gone)
+			return err
+		})
+		if ok {
+			t.Fatal("ChangeCallFrom found a call that does not exist")
+		}
 	}},
 }
 
