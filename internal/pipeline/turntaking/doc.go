@@ -28,6 +28,10 @@
 // A recognizer without partial text gets MinSilence every time: the words
 // cannot tell, and that is the fixed hangover Parley always used.
 //
+// The engine counts silence in 20 ms frames and ends a wait that falls
+// between two frame ends on the nearer one, so the grid adds nothing to
+// the wait on average.
+//
 // # Interruptions
 //
 // Caller speech stops the agent once it is longer than the agent's
