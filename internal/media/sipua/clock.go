@@ -137,7 +137,9 @@ func (p *pacer) leave(l *Leg) {
 // to its end, so it lasts as long as the leg, however late the pacer ran.
 func (l *Leg) pace(now time.Time) bool {
 	if l.stopping() {
-		last := int64(l.End().At.Sub(l.t0) / media.FrameDuration)
+		// Every frame begun before the end, as a frame is recorded when it
+		// begins (pace's due): the one under way at the end too.
+		last := int64((l.End().At.Sub(l.t0) + media.FrameDuration - 1) / media.FrameDuration)
 		for ; l.n < last; l.n++ {
 			l.record(silence[:l.frame])
 		}

@@ -32,6 +32,13 @@ func LockWrites(t testing.TB, path string) (release func()) {
 		db.Close()
 		t.Fatal(err)
 	}
+	// The server may be mid-write when the lock is asked for: wait for its
+	// transaction to end rather than fail at once.
+	if _, err := conn.ExecContext(ctx, "PRAGMA busy_timeout = 60000"); err != nil {
+		conn.Close()
+		db.Close()
+		t.Fatal(err)
+	}
 	if _, err := conn.ExecContext(ctx, "BEGIN EXCLUSIVE"); err != nil {
 		conn.Close()
 		db.Close()
