@@ -3,12 +3,15 @@ package browsertest
 import (
 	"context"
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
 	"github.com/parley-voice/parley/internal/agent"
+	"github.com/parley-voice/parley/internal/media/audio"
 	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/opt"
 	"github.com/parley-voice/parley/internal/store"
@@ -126,10 +129,22 @@ func finished(c *model.Call) {
 	}
 }
 
-// recordTone writes seconds of a real stereo WAV as the call's recording.
+// recordTone writes seconds of a real stereo WAV as the call's recording,
+// where the store keeps it. (Not through recording.Writer: it takes a
+// tick every 20 ms, as a call's media clock gives them, and drops what a
+// burst of more than its ring would hold.)
 func recordTone(t *testing.T, e *env, c model.Call, seconds int) {
 	t.Helper()
-	w, err := e.svc.Recordings.Create(c.OrgID, c.ID, 8000)
+	path := e.svc.Recordings.Path(c.OrgID, c.ID)
+	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w, err := audio.NewStereoWAV(f, 8000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +155,9 @@ func recordTone(t *testing.T, e *env, c model.Call, seconds int) {
 			caller[i] = int16(3000 * math.Sin(2*math.Pi*330*s))
 			agentSide[i] = int16(3000 * math.Sin(2*math.Pi*440*s))
 		}
-		w.Write(caller, agentSide)
+		if err := w.Write(caller, agentSide); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
