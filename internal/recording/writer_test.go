@@ -178,14 +178,22 @@ func (d *disk) release() {
 	d.mu.Unlock()
 }
 
-func (d *disk) Write(p []byte) (int, error) {
+// enter is the start of every write: it waits while the disk is held
+// (never on a tick, which is reported instead), then locks the disk and
+// says whether it fails writes.
+func (d *disk) enter() error {
 	if !d.onTick() {
 		d.wait()
 	}
 	d.mu.Lock()
+	return d.fail
+}
+
+func (d *disk) Write(p []byte) (int, error) {
+	err := d.enter()
 	defer d.mu.Unlock()
-	if d.fail != nil {
-		return 0, d.fail
+	if err != nil {
+		return 0, err
 	}
 	if end := d.off + int64(len(p)); end > int64(len(d.buf)) {
 		d.buf = append(d.buf, make([]byte, end-int64(len(d.buf)))...)
@@ -196,13 +204,10 @@ func (d *disk) Write(p []byte) (int, error) {
 }
 
 func (d *disk) WriteAt(p []byte, off int64) (int, error) {
-	if !d.onTick() {
-		d.wait()
-	}
-	d.mu.Lock()
+	err := d.enter()
 	defer d.mu.Unlock()
-	if d.fail != nil {
-		return 0, d.fail
+	if err != nil {
+		return 0, err
 	}
 	n := copy(d.buf[off:], p)
 	select {

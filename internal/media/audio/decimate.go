@@ -91,15 +91,7 @@ func (r *Resampler) decimate3(dst, src []int16) []int16 {
 // round16 is clamp16 rounding ties to even, which the CPU does in one
 // instruction where math.Round's ties away from zero take a dozen (a fifth
 // of the decimator's time); the two differ only on exact halves.
-func round16(x float32) int16 {
-	switch {
-	case x >= math.MaxInt16:
-		return math.MaxInt16
-	case x <= math.MinInt16:
-		return math.MinInt16
-	}
-	return int16(math.RoundToEven(float64(x)))
-}
+func round16(x float32) int16 { return int16(math.RoundToEven(float64(clampInt16(x)))) }
 
 // dotSymmetric is the dot product of x with the symmetric filter whose
 // first half and centre are half: the two samples a pair of equal taps

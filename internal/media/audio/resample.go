@@ -206,15 +206,10 @@ func dot(a, b []float32) float32 {
 	return (s0 + s1) + (s2 + s3)
 }
 
-func clamp16(x float32) int16 {
-	switch {
-	case x >= math.MaxInt16:
-		return math.MaxInt16
-	case x <= math.MinInt16:
-		return math.MinInt16
-	}
-	return int16(math.Round(float64(x)))
-}
+func clamp16(x float32) int16 { return int16(math.Round(float64(clampInt16(x)))) }
+
+// clampInt16 is x held to int16's range.
+func clampInt16(x float32) float32 { return min(max(x, math.MinInt16), math.MaxInt16) }
 
 func sinc(x float64) float64 {
 	if x == 0 {
