@@ -27,14 +27,19 @@ func create(b *testing.B, s *Store, callID string, rate int) *Writer {
 // settle has the flusher write every whole block w holds, now, and waits
 // for it: between real ticks there is time for that.
 func settle(w *Writer) {
-	for {
-		w.mu.Lock()
-		done := w.tail-w.head < blockTicks
-		w.mu.Unlock()
-		if done {
-			return
-		}
-		w.fl.poke()
+	for behind(w) {
 		<-rounds[w.fl]
 	}
+}
+
+// behind reports whether w holds a whole block its flusher has not
+// written, and if so wakes the flusher.
+func behind(w *Writer) bool {
+	w.mu.Lock()
+	b := w.tail-w.head >= blockTicks
+	w.mu.Unlock()
+	if b {
+		w.fl.poke()
+	}
+	return b
 }

@@ -110,16 +110,21 @@ func TestWriterMakesTheSameFileAsBefore(t *testing.T) {
 // holds.
 func settleTest(t *testing.T, w *Writer) {
 	t.Helper()
-	for {
-		w.mu.Lock()
-		done := w.tail-w.head < blockTicks
-		w.mu.Unlock()
-		if done {
-			return
-		}
-		w.fl.poke()
+	for behind(w) {
 		runtime.Gosched()
 	}
+}
+
+// diskRecording starts a recording at rate on a disk of its own, with a
+// flusher of its own.
+func diskRecording(t *testing.T, rate int) (*disk, *Writer) {
+	t.Helper()
+	d := newDisk(t)
+	w, err := newWriter(new(flusher), d, rate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, w
 }
 
 // disk is a file in memory whose writes can be held, as a slow disk holds
@@ -242,12 +247,7 @@ func (d *disk) bytes() []byte {
 // its time, and Close says how much was lost.
 func TestTickNeverWaitsForTheDisk(t *testing.T) {
 	const rate = 8000
-	d := newDisk(t)
-	var fl flusher
-	w, err := newWriter(&fl, d, rate)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, w := diskRecording(t, rate)
 	d.hold()
 	ts := ticks(rate, 150+blockTicks, false)
 	for _, tk := range ts[:blockTicks] {
@@ -262,7 +262,7 @@ func TestTickNeverWaitsForTheDisk(t *testing.T) {
 	for _, tk := range ts[150:] { // the disk is back
 		w.Write(tk.caller, tk.agent)
 	}
-	err = w.Close()
+	err := w.Close()
 	if err == nil || !strings.Contains(err.Error(), "1.72s of audio dropped") {
 		t.Errorf("Close = %v, want the 1.72 s dropped reported", err)
 	}
@@ -301,12 +301,7 @@ func TestTickAllocatesNothing(t *testing.T) {
 // WAV of every block written so far: the header is rewritten with each.
 func TestRecordingIsAWAVWhileWritten(t *testing.T) {
 	const rate = 8000
-	d := newDisk(t)
-	var fl flusher
-	w, err := newWriter(&fl, d, rate)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, w := diskRecording(t, rate)
 	ts := ticks(rate, 2*blockTicks+10, false)
 	for _, tk := range ts {
 		w.Write(tk.caller, tk.agent)
@@ -343,12 +338,7 @@ func TestRecordingIsAWAVWhileWritten(t *testing.T) {
 // A disk error stops the recording, not the ticks: later ticks are
 // dropped, and Close reports the error.
 func TestDiskErrorStopsTheRecording(t *testing.T) {
-	d := newDisk(t)
-	var fl flusher
-	w, err := newWriter(&fl, d, 8000)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, w := diskRecording(t, 8000)
 	full := errors.New("no space left on device")
 	d.mu.Lock()
 	d.fail = full
