@@ -15,6 +15,9 @@ import (
 type Field struct {
 	Name    string `json:"field"`
 	Message string `json:"message"`
+	// Line is the line of an uploaded file (CSV) the field is on, the
+	// header being line 1; 0 for a JSON body.
+	Line int `json:"line,omitempty"`
 }
 
 // Error is input that breaks one or more rules.
@@ -26,6 +29,9 @@ func (e *Error) Error() string {
 	parts := make([]string, len(e.Fields))
 	for i, f := range e.Fields {
 		parts[i] = f.Name + ": " + f.Message
+		if f.Line > 0 {
+			parts[i] = fmt.Sprintf("line %d: %s", f.Line, parts[i])
+		}
 	}
 	return strings.Join(parts, "; ")
 }
@@ -39,6 +45,14 @@ type List struct {
 func (l *List) Add(field, format string, args ...any) {
 	l.fields = append(l.fields, Field{Name: field, Message: fmt.Sprintf(format, args...)})
 }
+
+// AddLine records that field, on line of an uploaded file, breaks a rule.
+func (l *List) AddLine(line int, field, format string, args ...any) {
+	l.fields = append(l.fields, Field{Name: field, Message: fmt.Sprintf(format, args...), Line: line})
+}
+
+// Len is how many broken fields are recorded.
+func (l *List) Len() int { return len(l.fields) }
 
 // Has reports whether field is already recorded as broken, so later checks
 // that depend on it can be skipped.

@@ -44,6 +44,8 @@ type Call struct {
 	Status            string
 	FromNumber        string
 	ToNumber          string
+	// CampaignID is the campaign that placed an outbound call, if any.
+	CampaignID *string
 	// DialedAgentID is set on inbound calls routed to agent-<uuid>.
 	DialedAgentID *string
 	Variables     map[string]any

@@ -7,6 +7,9 @@ type Organization struct {
 	ID               string
 	Name             string
 	ConcurrencyLimit int
+	// InboundReservePercent is the share of ConcurrencyLimit campaigns
+	// leave free for inbound and API calls (campaign.Lines).
+	InboundReservePercent int
 	// WebhookSecret is the sealed (encrypted) HMAC signing secret for
 	// outgoing webhooks; empty when the organization has none.
 	WebhookSecret []byte

@@ -126,6 +126,7 @@ type CallFilter struct {
 	AgentID    string
 	FolderID   string // a folder id or FolderNone; calls whose agent was deleted never match
 	SIPTrunkID string
+	CampaignID string
 	FromNumber string
 	ToNumber   string
 	// CreatedFrom and CreatedTo bound createdAt, inclusive; zero means open.

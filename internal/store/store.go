@@ -53,6 +53,7 @@ type Tx interface {
 	IdempotencyKeys
 	CallDialogs
 	SIPRegistrations
+	Campaigns
 }
 
 // SIPRegistrations keeps the status of trunks' outbound registrations. The
