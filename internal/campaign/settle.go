@@ -99,13 +99,12 @@ type outcome struct {
 
 // settleOne moves recipient r, whose last call ended, on by its outcome.
 func settleOne(ctx context.Context, tx store.Tx, cfg model.CampaignConfig, r store.RecipientCall, now time.Time) (outcome, error) {
-	ended := now
-	if r.EndedAt != nil {
-		ended = *r.EndedAt
-	}
 	before := r.CampaignRecipient
 	after := before
-	after.Status, after.NextAttemptAt = Next(cfg, before, r.CallStatus, r.HangupCause, ended)
+	// The retry delay runs from when the end is learned, on the
+	// dispatcher's clock: no sooner than the delay after the call ended
+	// (by at most a tick more), and one clock for every rule.
+	after.Status, after.NextAttemptAt = Next(cfg, before, r.CallStatus, r.HangupCause, now)
 	after.LastHangupCause, after.UpdatedAt = r.HangupCause, now.UTC()
 	ok, err := tx.ChangeRecipient(ctx, &before, &after)
 	if err != nil || !ok {
