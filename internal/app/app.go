@@ -191,7 +191,7 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 	})
 	dispatcher := &campaign.Dispatcher{
 		Store: st, Calls: services.Queue, Webhooks: hooks, Secret: services.Orgs.WebhookSecret,
-		Node: nodeID(c), Logger: log, Metrics: campaign.NewMetrics(reg),
+		Node: nodeID(c), Hold: c.CallLease, Logger: log, Metrics: campaign.NewMetrics(reg),
 	}
 	runner := services.TestSuites.Runner
 	runner.Chats, runner.Webhooks, runner.Secret = engine, hooks, services.Orgs.WebhookSecret
