@@ -245,7 +245,7 @@ func (c *csvColumns) row(errs *csvErrors, b *Batch, seen map[string]struct{}, li
 	var tz *string
 	if c.timezone >= 0 {
 		if v := strings.TrimSpace(rec[c.timezone]); v != "" {
-			if invalid.IsTimezone(v) {
+			if isTimezone(v) {
 				tz = &v
 			} else {
 				errs.add(line, colTimezone, "%s", msgTimezone)

@@ -249,3 +249,18 @@ func FuzzParseCSV(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkParseCSV100k(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString("toNumber,first_name,company,timezone\n")
+	for i := range MaxCSVRows {
+		fmt.Fprintf(&sb, "+1415%07d,Name %d,Acme,America/Chicago\n", i, i)
+	}
+	body := sb.String()
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		if _, err := ParseCSV(strings.NewReader(body)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

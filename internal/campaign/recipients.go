@@ -87,7 +87,7 @@ func ParseJSON(body []byte) (Batch, error) {
 		case !invalid.IsE164(r.ToNumber.V):
 			l.Add(p+".toNumber", msgE164)
 		}
-		if r.Timezone.Present() && !invalid.IsTimezone(r.Timezone.V) {
+		if r.Timezone.Present() && !isTimezone(r.Timezone.V) {
 			l.Add(p+".timezone", msgTimezone)
 		}
 		if l.Empty() { // once anything is broken the batch is refused: only check the rest

@@ -187,41 +187,52 @@ func TestNextOpenSeveralZones(t *testing.T) {
 	}
 }
 
-// NextOpen agrees with Open minute by minute: nothing is open before what
-// it answers, across both changes of 2026 in several zones.
+// NextOpen agrees with Open minute by minute: it answers the first open
+// minute, and false when none is open within 8 days, across the changes of
+// 2026 in several zones.
 func TestNextOpenAgreesWithOpen(t *testing.T) {
 	zones := [][]*time.Location{
 		{zone(t, "America/New_York")},
 		{zone(t, "Europe/London"), zone(t, "America/New_York")},
 		{zone(t, "Australia/Lord_Howe")}, // clocks change by 30 minutes
 		{zone(t, "Asia/Kolkata"), zone(t, "Europe/Berlin")},
+		{zone(t, "Asia/Tokyo"), zone(t, "America/Los_Angeles")},
 	}
 	windows := [][]model.CallingWindow{
 		{win("09:00", "17:00", "mon", "tue", "wed", "thu", "fri")},
 		{win("01:30", "02:15"), win("13:00", "24:00", "sun")},
 		{win("00:00", "00:30", "sat", "sun"), win("02:00", "03:00")},
+		{win("02:30", "03:30")}, // clocks springing forward jump into it
 	}
+	const span = 3 * 24 * 60 // minutes of starting points
+	const ahead = int(lookAhead / time.Minute)
 	for _, start := range []time.Time{
-		time.Date(2026, 3, 6, 0, 0, 0, 0, time.UTC),
-		time.Date(2026, 3, 27, 0, 0, 0, 0, time.UTC),
-		time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC),
-		time.Date(2026, 10, 23, 0, 0, 0, 0, time.UTC),
+		time.Date(2026, 3, 6, 0, 0, 0, 0, time.UTC),   // United States spring forward
+		time.Date(2026, 3, 27, 0, 0, 0, 0, time.UTC),  // Europe's, Lord Howe's fall back
+		time.Date(2026, 10, 23, 0, 0, 0, 0, time.UTC), // Europe's fall back, then the United States'
 	} {
 		for _, z := range zones {
 			for _, w := range windows {
-				for at := start; at.Before(start.Add(3 * 24 * time.Hour)); at = at.Add(97 * time.Minute) {
-					got, ok := NextOpen(w, z, at)
-					end := at.Add(lookAhead)
-					if ok {
-						end = got
-						if !Open(w, z, got) {
-							t.Fatalf("%v %v from %s: %s is closed", z, w, at, got)
+				// open[i]: Open at start + i minutes.
+				open := make([]bool, span+ahead+1)
+				for i := range open {
+					open[i] = Open(w, z, start.Add(time.Duration(i)*time.Minute))
+				}
+				for i := 0; i < span; i += 37 {
+					at := start.Add(time.Duration(i) * time.Minute)
+					want := -1
+					for j := i; j <= i+ahead; j++ {
+						if open[j] {
+							want = j
+							break
 						}
 					}
-					for m := at.Truncate(time.Minute); m.Before(end); m = m.Add(time.Minute) {
-						if !m.Before(at) && Open(w, z, m) {
-							t.Fatalf("%v %v from %s: open at %s, before %s (%v)", z, w, at, m, got, ok)
-						}
+					got, ok := NextOpen(w, z, at)
+					switch {
+					case want < 0 && ok:
+						t.Fatalf("%v %v from %s: next %s, want none", z, w, at, got)
+					case want >= 0 && (!ok || !got.Equal(start.Add(time.Duration(want)*time.Minute))):
+						t.Fatalf("%v %v from %s: next %s %v, want %s", z, w, at, got, ok, start.Add(time.Duration(want)*time.Minute))
 					}
 				}
 			}

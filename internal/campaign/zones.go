@@ -30,6 +30,10 @@ func location(name string) *time.Location {
 	return loc
 }
 
+// isTimezone is invalid.IsTimezone through the cache of loaded zones: a
+// list of 100,000 recipients names the same few zones again and again.
+func isTimezone(name string) bool { return location(name) != nil }
+
 // Zones are the time zones recipient r may be in: its own Timezone; else
 // every zone its number's country and area code may lie in (one for most
 // numbers; many for a US toll-free number or an unknown area code, and
