@@ -2,18 +2,11 @@ package campaign
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/store"
 	"github.com/parley-voice/parley/internal/webhook"
 )
-
-// CompletedEvent is the body of the campaign_completed webhook.
-type CompletedEvent struct {
-	Event    string `json:"event"`
-	Campaign Record `json:"campaign"`
-}
 
 // announce delivers campaign_completed for a finished campaign that owes
 // it, once, in the background: the server holding the campaign's dispatch
@@ -55,12 +48,12 @@ func (d *Dispatcher) announce(ctx context.Context, c model.Campaign) {
 			d.logErr(ctx, "read the organization's webhook secret", err, "campaign_id", c.ID)
 			return
 		}
-		body, err := json.Marshal(CompletedEvent{Event: webhook.EventCampaignCompleted, Campaign: NewRecord(c)})
+		body, err := CompletedBody(c)
 		if err != nil {
 			d.logErr(ctx, "encode campaign_completed", err, "campaign_id", c.ID)
 			return
 		}
-		res := d.Webhooks.Deliver(ctx, webhook.Delivery{Event: webhook.EventCampaignCompleted, URL: *c.Config.WebhookURL, Secret: secret, Body: body})
+		res := d.Webhooks.Deliver(ctx, webhook.Delivery{Event: EventCompleted, URL: *c.Config.WebhookURL, Secret: secret, Body: body})
 		d.setWebhookStatus(ctx, c, res.Status())
 	}()
 }

@@ -298,9 +298,9 @@ func (r *rig) campaignCalls(id string) []model.Call {
 	return calls
 }
 
-func decode(t *testing.T, body []byte) CompletedEvent {
+func decode(t *testing.T, body []byte) CompletedPayload {
 	t.Helper()
-	var e CompletedEvent
+	var e CompletedPayload
 	if err := json.Unmarshal(body, &e); err != nil {
 		t.Fatal(err)
 	}
