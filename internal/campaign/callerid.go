@@ -8,22 +8,22 @@ import (
 	"github.com/nyaruka/phonenumbers"
 )
 
-// areas caches the area (country calling code and national destination
+// areaCache caches the area (country calling code and national destination
 // code) of numbers: parsing and formatting a number costs microseconds, and
 // every dial asks for the area of each of a campaign's fromNumbers. A
 // deployment's caller ids are few; past maxAreas numbers (say, recipients
 // asked about once each) nothing more is kept.
 var (
-	areas     sync.Map // number → area
-	areaCount atomic.Int64
+	areaCache     sync.Map // number → area
+	areaCacheSize atomic.Int64
 )
 
-const maxAreas = 10000
+const maxAreaCache = 10000
 
-// area is a number's country calling code and national destination code
+// numberArea is a number's country calling code and national destination code
 // ("1/415", "44/20"), or "" when the number cannot be parsed.
-func area(number string) string {
-	if v, ok := areas.Load(number); ok {
+func numberArea(number string) string {
+	if v, ok := areaCache.Load(number); ok {
 		return v.(string)
 	}
 	a := ""
@@ -32,9 +32,9 @@ func area(number string) string {
 		ndc := min(phonenumbers.GetLengthOfNationalDestinationCode(num), len(nsn))
 		a = strconv.Itoa(int(num.GetCountryCode())) + "/" + nsn[:ndc]
 	}
-	if areaCount.Load() < maxAreas {
-		if _, loaded := areas.LoadOrStore(number, a); !loaded {
-			areaCount.Add(1)
+	if areaCacheSize.Load() < maxAreaCache {
+		if _, loaded := areaCache.LoadOrStore(number, a); !loaded {
+			areaCacheSize.Add(1)
 		}
 	}
 	return a
@@ -48,9 +48,9 @@ func CallerID(from []string, to string, turn int) string {
 	if len(from) == 0 {
 		return ""
 	}
-	if want := area(to); want != "" {
+	if want := numberArea(to); want != "" {
 		for _, f := range from {
-			if area(f) == want {
+			if numberArea(f) == want {
 				return f
 			}
 		}
