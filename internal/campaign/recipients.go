@@ -121,7 +121,7 @@ func capFields(fields []invalid.Field, more int, unit string) []invalid.Field {
 	}
 	if more > 0 {
 		fields = append(fields, invalid.Field{Name: "body",
-			Message: fmt.Sprintf("and %d more %s are refused (only the first %d are listed)", more, unit, maxDetails)})
+			Message: fmt.Sprintf("and %d more %s are refused (only the first %d problems are listed)", more, unit, maxDetails)})
 	}
 	return fields
 }
