@@ -34,7 +34,7 @@ func TestRetryOutcome(t *testing.T) {
 }
 
 func TestNext(t *testing.T) {
-	cfg := New("org", t0).Config
+	cfg := New("org", rulesT0).Config
 	cfg.Retry = model.CampaignRetry{MaxAttempts: 3, DelaySeconds: 600, RetryOn: []string{"NO_ANSWER", "BUSY", "VOICEMAIL"}}
 	ended := time.Date(2026, 6, 10, 15, 0, 0, 0, time.UTC)
 	later := ended.Add(10 * time.Minute)
@@ -62,7 +62,7 @@ func TestNext(t *testing.T) {
 		}
 	}
 	// The default: one attempt, nothing retried.
-	if status, next := Next(New("org", t0).Config, model.CampaignRecipient{Attempts: 1}, "FAILED", new("NO_ANSWER"), ended); status != model.RecipientFailed || next != nil {
+	if status, next := Next(New("org", rulesT0).Config, model.CampaignRecipient{Attempts: 1}, "FAILED", new("NO_ANSWER"), ended); status != model.RecipientFailed || next != nil {
 		t.Errorf("default retry: %s %v", status, next)
 	}
 	// A delay of 0 retries at once; FAILED retried when asked.

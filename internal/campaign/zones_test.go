@@ -56,14 +56,14 @@ func TestZonesOfATollFreeNumber(t *testing.T) {
 		}
 	}
 	// 09:00–17:00 every day never holds from Newfoundland to Guam at once.
-	ws := []model.CallingWindow{win("09:00", "17:00")}
+	ws := []model.CallingWindow{testWindow("09:00", "17:00")}
 	at := time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC)
 	if next, ok := NextOpen(ws, zones, at); ok {
 		t.Errorf("a business-hours window opens at %s in every zone", next)
 	}
 	// 08:00–21:00 does, late in the day in Newfoundland (UTC−2:30 in
 	// summer), early in the morning in Guam (UTC+10).
-	wide := []model.CallingWindow{win("08:00", "21:00")}
+	wide := []model.CallingWindow{testWindow("08:00", "21:00")}
 	next, ok := NextOpen(wide, zones, at)
 	if !ok || !Open(wide, zones, next) {
 		t.Fatalf("8–21: next %s %v", next, ok)
