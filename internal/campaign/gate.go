@@ -1,12 +1,14 @@
 package campaign
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"time"
 
 	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/store"
+	"github.com/parley-voice/parley/internal/suppression"
 )
 
 // Why the gate refused a dial. Each undoes the call it was about to place.
@@ -35,10 +37,8 @@ func gate(ctx context.Context, now time.Time, r model.CampaignRecipient) func(st
 		if c.Status != model.CallInitiated {
 			return errNoLine
 		}
-		if _, err := tx.GetSuppressionByNumber(ctx, r.OrgID, r.ToNumber); err == nil {
-			return errSuppressed
-		} else if !errors.Is(err, store.ErrNotFound) {
-			return err
+		if suppressed, err := suppression.IsSuppressed(ctx, tx, r.OrgID, r.ToNumber); err != nil || suppressed {
+			return cmp.Or(err, errSuppressed)
 		}
 		camp, err := tx.GetCampaign(ctx, r.OrgID, r.CampaignID)
 		if err != nil {

@@ -50,7 +50,7 @@ func TestNext(t *testing.T) {
 		{"FAILED", "BUSY", 2, model.RecipientPending, &later},
 		{"COMPLETED", "VOICEMAIL_DETECTED", 1, model.RecipientPending, &later},
 		{"COMPLETED", "VOICEMAIL_DETECTED", 3, model.RecipientCompleted, nil}, // no attempt left: as its call ended
-		{"FAILED", "NO_ANSWER", 3, model.RecipientFailed, nil}, // attempts reached maxAttempts
+		{"FAILED", "NO_ANSWER", 3, model.RecipientFailed, nil},                // attempts reached maxAttempts
 		{"FAILED", "BUSY", 4, model.RecipientFailed, nil},
 		{"FAILED", "SIP_ERROR", 1, model.RecipientFailed, nil}, // FAILED is not in retryOn
 		{"CANCELED", "", 1, model.RecipientFailed, nil},

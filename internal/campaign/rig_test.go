@@ -71,12 +71,24 @@ func (h *hooks) deliveries() []webhook.Delivery {
 type dials struct {
 	mu  sync.Mutex
 	per map[string]int
+	at  map[string][]time.Time // on the test's clock
 }
 
-func (d *dials) add(to string) {
+func (d *dials) add(to string, at time.Time) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.per[to]++
+	d.at[to] = append(d.at[to], at)
+}
+
+func (d *dials) times() map[string][]time.Time {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := map[string][]time.Time{}
+	for n, at := range d.at {
+		out[n] = append([]time.Time(nil), at...)
+	}
+	return out
 }
 
 func (d *dials) of(to string) int {
@@ -138,7 +150,7 @@ func newRig(t *testing.T, st store.Store, limit int) *rig {
 	t.Helper()
 	ctx := context.Background()
 	now := model.Now()
-	r := &rig{t: t, ctx: ctx, st: st, clock: &clock{now: now}, hooks: &hooks{sent: make(chan struct{}, 16)}, dials: &dials{per: map[string]int{}}}
+	r := &rig{t: t, ctx: ctx, st: st, clock: &clock{now: now}, hooks: &hooks{sent: make(chan struct{}, 16)}, dials: &dials{per: map[string]int{}, at: map[string][]time.Time{}}}
 	r.org = model.Organization{ID: model.NewID(), Name: "acme-" + model.NewID(), ConcurrencyLimit: limit, InboundReservePercent: 20, CreatedAt: now, UpdatedAt: now}
 	r.agent = model.Agent{ID: model.NewID(), OrgID: r.org.ID, Name: "Agent", Status: model.AgentActive, Mode: model.ModeSinglePrompt,
 		Config: model.AgentConfig{PromptTemplate: "Hello {{name}}", InterruptionThresholdMs: 500}, CreatedAt: now, UpdatedAt: now}
@@ -150,7 +162,7 @@ func newRig(t *testing.T, st store.Store, limit int) *rig {
 	}))
 	log := slog.New(slog.NewTextHandler(testLog(), &slog.HandlerOptions{Level: slog.LevelDebug}))
 	dialer := &calltest.Dialer{Script: func(req call.DialRequest) calltest.Script {
-		r.dials.add(req.ToNumber)
+		r.dials.add(req.ToNumber, r.clock.Now())
 		return outcomeOf(req)
 	}}
 	r.queue = callqueue.New(callqueue.Options{
@@ -298,9 +310,9 @@ func (r *rig) campaignCalls(id string) []model.Call {
 	return calls
 }
 
-func decode(t *testing.T, body []byte) CompletedPayload {
+func decode(t *testing.T, body []byte) map[string]any {
 	t.Helper()
-	var e CompletedPayload
+	var e map[string]any
 	if err := json.Unmarshal(body, &e); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"github.com/nyaruka/phonenumbers"
 	"testing"
 	"time"
 
@@ -240,8 +241,17 @@ func TestNextOpenAgreesWithOpen(t *testing.T) {
 	}
 }
 
-func BenchmarkNextOpenTollFree(b *testing.B) {
-	zones := Zones(model.CampaignRecipient{ToNumber: "+18005550100"}, "UTC")
+// BenchmarkNextOpenManyZones looks for a window in the 42 zones the data
+// gives a US toll-free number (the worst a number's zones can be).
+func BenchmarkNextOpenManyZones(b *testing.B) {
+	num, _ := phonenumbers.Parse("+18005550100", "")
+	names, _ := phonenumbers.GetTimezonesForNumber(num)
+	var zones []*time.Location
+	for _, n := range names {
+		if loc := loadZone(n); loc != nil {
+			zones = append(zones, loc)
+		}
+	}
 	ws := []model.CallingWindow{testWindow("08:00", "21:00")}
 	at := time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC)
 	for b.Loop() {

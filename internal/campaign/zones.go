@@ -36,9 +36,13 @@ func isTimezone(name string) bool { return loadZone(name) != nil }
 
 // Zones are the time zones recipient r may be in: its own Timezone; else
 // every zone its number's country and area code may lie in (one for most
-// numbers; many for a US toll-free number or an unknown area code, and
-// calling windows must then hold in all of them); else the campaign's;
-// else UTC.
+// numbers; several for an area code that spans a zone line, and calling
+// windows must then hold in all of them); else the campaign's; else UTC.
+// A number whose place cannot be told (toll-free, premium, VoIP and other
+// non-geographic numbers, or an area code the data does not know) goes by
+// the campaign's zone: the data gives such numbers every zone of the
+// country (42 for +1, Guam to Pago Pago), in all of which no window is
+// ever open at once.
 func Zones(r model.CampaignRecipient, campaignTZ string) []*time.Location {
 	if r.Timezone != nil {
 		if loc := loadZone(*r.Timezone); loc != nil {
@@ -58,7 +62,7 @@ func Zones(r model.CampaignRecipient, campaignTZ string) []*time.Location {
 // phone-number data cannot tell.
 func numberZones(e164 string) []*time.Location {
 	num, err := phonenumbers.Parse(e164, "")
-	if err != nil {
+	if err != nil || !geographic(num) {
 		return nil
 	}
 	names, err := phonenumbers.GetTimezonesForNumber(num)
@@ -75,4 +79,17 @@ func numberZones(e164 string) []*time.Location {
 		}
 	}
 	return zones
+}
+
+// geographic says whether a number's prefix places it: a valid fixed-line
+// or mobile number.
+func geographic(num *phonenumbers.PhoneNumber) bool {
+	if !phonenumbers.IsValidNumber(num) {
+		return false
+	}
+	switch phonenumbers.GetNumberType(num) {
+	case phonenumbers.FIXED_LINE, phonenumbers.MOBILE, phonenumbers.FIXED_LINE_OR_MOBILE:
+		return true
+	}
+	return false
 }
