@@ -36,6 +36,7 @@ import (
 	"github.com/parley-voice/parley/internal/store"
 	"github.com/parley-voice/parley/internal/store/postgres"
 	"github.com/parley-voice/parley/internal/store/sqlite"
+	"github.com/parley-voice/parley/internal/store/sqlstore"
 	"github.com/parley-voice/parley/internal/telephony"
 	"github.com/parley-voice/parley/internal/telephony/registration"
 	"github.com/parley-voice/parley/internal/web"
@@ -150,6 +151,16 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 			Name: "parley_store_round_trips_total",
 			Help: "Statements sent to the database, transaction control included (a network round trip each on PostgreSQL).",
 		}, func() float64 { return float64(rt.RoundTrips()) }))
+	}
+	if ot, ok := st.(interface{ ObserveTransactions(sqlstore.TxObserver) }); ok {
+		txTime := prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "parley_store_transaction_seconds",
+			Help:    "Database transactions by kind (update: read-write, on SQLite one group commit; view: read-only), from BEGIN to COMMIT or ROLLBACK, waiting for a connection included.",
+			Buckets: []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1},
+		}, []string{"kind"})
+		reg.MustRegister(txTime)
+		byKind := map[string]prometheus.Observer{"update": txTime.WithLabelValues("update"), "view": txTime.WithLabelValues("view")}
+		ot.ObserveTransactions(func(kind string, d time.Duration) { byKind[kind].Observe(d.Seconds()) })
 	}
 	// The writes the call plane and the background work cannot lose are
 	// retried while the database is away (docs/operations.md, "Database outage").

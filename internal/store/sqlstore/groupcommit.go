@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/parley-voice/parley/internal/store"
 )
@@ -35,10 +36,11 @@ type committer struct {
 	db      *sql.DB
 	d       Dialect
 	stmts   *stmtCache
-	trips   *atomic.Uint64      // Store.RoundTrips
-	reqs    chan *commitRequest // unbuffered: a request sent is a request answered
-	stop    chan struct{}       // closed by close, once
-	stopped chan struct{}       // closed by run when it returns
+	trips   *atomic.Uint64                     // Store.RoundTrips
+	timed   func(kind string, start time.Time) // Store.ObserveTransactions
+	reqs    chan *commitRequest                // unbuffered: a request sent is a request answered
+	stop    chan struct{}                      // closed by close, once
+	stopped chan struct{}                      // closed by run when it returns
 	closing sync.Once
 }
 
@@ -51,8 +53,8 @@ type commitRequest struct {
 	done     chan struct{} // closed by the committer once err is final
 }
 
-func newCommitter(db *sql.DB, d Dialect, trips *atomic.Uint64) *committer {
-	c := &committer{db: db, d: d, stmts: newStmtCache(db), trips: trips, reqs: make(chan *commitRequest), stop: make(chan struct{}), stopped: make(chan struct{})}
+func newCommitter(db *sql.DB, d Dialect, trips *atomic.Uint64, timed func(string, time.Time)) *committer {
+	c := &committer{db: db, d: d, stmts: newStmtCache(db), trips: trips, timed: timed, reqs: make(chan *commitRequest), stop: make(chan struct{}), stopped: make(chan struct{})}
 	go c.run()
 	return c
 }
@@ -124,6 +126,7 @@ func (c *committer) commit(group []*commitRequest) {
 		return
 	}
 	c.trips.Add(2) // BEGIN, and COMMIT or ROLLBACK
+	defer c.timed("update", time.Now())
 	sqlTx, err := c.db.BeginTx(context.Background(), nil)
 	if err != nil {
 		for _, r := range live {

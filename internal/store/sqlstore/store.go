@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/parley-voice/parley/internal/store"
 )
@@ -38,6 +39,32 @@ type Store struct {
 	commit *committer  // nil without GroupCommit
 	closed atomic.Bool // after Close: work is refused with store.ErrClosed
 	trips  atomic.Uint64
+	// observe receives each transaction's duration (ObserveTransactions).
+	observe atomic.Pointer[TxObserver]
+}
+
+// TxObserver is told how long a transaction took, from its BEGIN (waiting
+// for a connection included) to its COMMIT or ROLLBACK: kind is "update"
+// (a read-write transaction; on SQLite one group commit, whatever the
+// Updates it carries) or "view".
+type TxObserver func(kind string, d time.Duration)
+
+// ObserveTransactions has every transaction from now on timed by o (nil:
+// none): the metric parley_store_transaction_seconds, the database's time
+// per unit of work.
+func (s *Store) ObserveTransactions(o TxObserver) {
+	if o == nil {
+		s.observe.Store(nil)
+		return
+	}
+	s.observe.Store(&o)
+}
+
+// timed reports the time since start to the observer, if any.
+func (s *Store) timed(kind string, start time.Time) {
+	if o := s.observe.Load(); o != nil {
+		(*o)(kind, time.Since(start))
+	}
 }
 
 var _ store.Store = (*Store)(nil)
@@ -49,7 +76,7 @@ func New(cfg Config) *Store {
 	}
 	s := &Store{cfg: cfg}
 	if cfg.GroupCommit {
-		s.commit = newCommitter(cfg.Writer, cfg.Dialect, &s.trips)
+		s.commit = newCommitter(cfg.Writer, cfg.Dialect, &s.trips, s.timed)
 	}
 	return s
 }
@@ -76,6 +103,11 @@ func (s *Store) run(ctx context.Context, db *sql.DB, opts *sql.TxOptions, fn fun
 		return fmt.Errorf("begin transaction: %w", store.ErrClosed)
 	}
 	s.trips.Add(2) // BEGIN, and COMMIT or ROLLBACK
+	kind := "update"
+	if opts != nil && opts.ReadOnly {
+		kind = "view"
+	}
+	defer s.timed(kind, time.Now())
 	sqlTx, err := db.BeginTx(ctx, opts)
 	if err != nil {
 		return wrap(s.cfg.Dialect, err, "begin transaction")
