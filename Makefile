@@ -59,6 +59,10 @@ bench: deps-bench ## benchmarks on SQLite, and PostgreSQL when PARLEY_TEST_DATAB
 	PARLEY_BENCH_DATABASE_URL=$${PARLEY_TEST_DATABASE_URL} $(GO) test -run '^$$' -bench Admissions -benchtime 1x -count 3 -timeout 20m ./bench/
 	PARLEY_BENCH_CHUNKS=$${PARLEY_BENCH_CHUNKS:-100000} $(GO) test -run '^$$' -bench SearchKnowledgeChunks -benchtime 200x -timeout 30m ./internal/store/sqlite ./internal/store/postgres
 	PARLEY_BENCH_CALLS=$${PARLEY_BENCH_CALLS:-1000000} $(GO) test -run '^$$' -bench ListCalls -benchtime 50x -timeout 60m ./internal/store/sqlite ./internal/store/postgres
+	$(GO) test -run '^$$' -bench DueCampaignRecipients -benchtime 200x -timeout 30m ./internal/store/sqlite ./internal/store/postgres
+	$(GO) test -run '^$$' -bench AddCampaignRecipients -benchtime 3x -timeout 30m ./internal/store/sqlite ./internal/store/postgres
+	PARLEY_BENCH_DATABASE_URL=$${PARLEY_TEST_DATABASE_URL} $(GO) test -run '^$$' -bench CampaignUpload -benchtime 1x -count 3 -timeout 30m ./bench/
+	PARLEY_BENCH_DATABASE_URL=$${PARLEY_TEST_DATABASE_URL} PARLEY_BENCH_CAMPAIGN_FOR=$${PARLEY_BENCH_CAMPAIGN_FOR:-60s} $(GO) test -run '^$$' -bench CampaignDispatch -benchtime 1x -timeout 60m ./bench/
 	$(GO) test -run '^$$' -bench Recognition -benchtime 1x -timeout 180m ./bench/
 	$(GO) test -run '^$$' -bench INVITEFlood -benchtime 3x -timeout 20m ./cmd/parley/
 

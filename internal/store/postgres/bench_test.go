@@ -40,6 +40,31 @@ func BenchmarkSearchKnowledgeChunks(b *testing.B) {
 	})
 }
 
+// BenchmarkDueCampaignRecipients measures the dispatcher's page of due
+// recipients in campaigns of 1,000 and PARLEY_BENCH_RECIPIENTS (default
+// 100,000) pending recipients, half parked or not, in a fresh schema of
+// PARLEY_TEST_DATABASE_URL:
+//
+//	go test -run '^$' -bench DueCampaignRecipients ./internal/store/postgres
+func BenchmarkDueCampaignRecipients(b *testing.B) {
+	s := open(b, databaseURL(b))
+	// As autovacuum would have after a large upload: statistics for the
+	// planner, and the visibility map.
+	storetest.BenchDueCampaignRecipients(b, s, func(ctx context.Context) error {
+		_, err := s.DB().ExecContext(ctx, "VACUUM ANALYZE campaign_recipients")
+		return err
+	})
+}
+
+// BenchmarkAddCampaignRecipients measures storing PARLEY_BENCH_RECIPIENTS
+// (default 100,000) recipients in one transaction, as a CSV upload does, in
+// a fresh schema of PARLEY_TEST_DATABASE_URL:
+//
+//	go test -run '^$' -bench AddCampaignRecipients -benchtime 3x ./internal/store/postgres
+func BenchmarkAddCampaignRecipients(b *testing.B) {
+	storetest.BenchAddCampaignRecipients(b, open(b, databaseURL(b)))
+}
+
 // copyLoader COPYs calls in, with the secondary indexes of calls dropped
 // during the load and built again after it, then vacuums and analyzes the
 // table, as autovacuum would have by the time a table holds a million rows
