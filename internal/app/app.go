@@ -204,6 +204,7 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 		Store: st, Calls: services.Queue, Webhooks: hooks, Secret: services.Orgs.WebhookSecret,
 		Node: nodeID(c), Hold: c.CallLease, Logger: log, Metrics: campaign.NewMetrics(reg),
 	}
+	services.Campaigns.Wake = dispatcher.Wake
 	runner := services.TestSuites.Runner
 	runner.Chats, runner.Webhooks, runner.Secret = engine, hooks, services.Orgs.WebhookSecret
 	runner.Judge = eval.Judge{LLM: engine.LLM, Model: c.LLMModel}
