@@ -233,6 +233,8 @@ type dispatchSample struct {
 	at                      time.Time
 	cpu                     time.Duration
 	trips, txSeconds        float64
+	updates, views          float64 // transactions
+	updateSec, viewSec      float64 // their time
 	placed, refused, parked float64
 }
 
@@ -242,8 +244,10 @@ func sampleDispatch(b *testing.B, srv *server) dispatchSample {
 		b.Fatal(err)
 	}
 	s := dispatchSample{at: time.Now(), cpu: procCPU(srv.pid()), trips: m["parley_store_round_trips_total"],
-		txSeconds: m[`parley_store_transaction_seconds_sum{kind="update"}`] + m[`parley_store_transaction_seconds_sum{kind="view"}`],
-		placed:    m[`parley_campaign_dials_total{result="placed"}`], parked: m["parley_campaign_recipients_parked_total"]}
+		updates: m[`parley_store_transaction_seconds_count{kind="update"}`], views: m[`parley_store_transaction_seconds_count{kind="view"}`],
+		updateSec: m[`parley_store_transaction_seconds_sum{kind="update"}`], viewSec: m[`parley_store_transaction_seconds_sum{kind="view"}`],
+		placed: m[`parley_campaign_dials_total{result="placed"}`], parked: m["parley_campaign_recipients_parked_total"]}
+	s.txSeconds = s.updateSec + s.viewSec
 	for _, r := range []string{"no_line", "at_concurrency", "paced", "not_running"} {
 		s.refused += m[`parley_campaign_dials_total{result="`+r+`"}`]
 	}
@@ -255,7 +259,8 @@ func sampleDispatch(b *testing.B, srv *server) dispatchSample {
 
 func (s dispatchSample) sub(o dispatchSample) dispatchSample {
 	return dispatchSample{at: time.Unix(0, int64(s.at.Sub(o.at))), cpu: s.cpu - o.cpu, trips: s.trips - o.trips,
-		txSeconds: s.txSeconds - o.txSeconds, placed: s.placed - o.placed, refused: s.refused - o.refused, parked: s.parked - o.parked}
+		txSeconds: s.txSeconds - o.txSeconds, updates: s.updates - o.updates, views: s.views - o.views,
+		updateSec: s.updateSec - o.updateSec, viewSec: s.viewSec - o.viewSec, placed: s.placed - o.placed, refused: s.refused - o.refused, parked: s.parked - o.parked}
 }
 
 // wall is a delta's duration (sub keeps it in at).
@@ -355,4 +360,7 @@ func (r dispatchResult) report(b *testing.B, closed bool) {
 		r.run.cpu.Seconds(), r.idle.cpu.Seconds(), r.idle.wall().Round(time.Millisecond),
 		r.run.txSeconds, r.idle.txSeconds, r.run.trips, r.idle.trips, cpu, db, trips,
 		r.parkFor.Round(time.Millisecond), r.pending, loadAvg())
+	ms := func(sec, n float64) float64 { return sec / max(n, 1) * 1000 }
+	b.Logf("transactions in the window: %.0f updates, %.2f ms each on average (%.1f a dial); %.0f views, %.2f ms each (%.1f a dial)",
+		r.run.updates, ms(r.run.updateSec, r.run.updates), r.run.updates/dials, r.run.views, ms(r.run.viewSec, r.run.views), r.run.views/dials)
 }
