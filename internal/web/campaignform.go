@@ -34,9 +34,9 @@ var campaignFields = func() []agentField {
 		return f
 	}
 	return []agentField{
-		{Name: "name", Label: "Name", Kind: kindText, Required: true, MaxLen: 128, Help: "At most 128 characters."},
+		{Name: "name", Label: "Name", Kind: kindText, Required: true, MaxLen: campaign.MaxNameLen, Help: "At most " + strconv.Itoa(campaign.MaxNameLen) + " characters."},
 		{Name: "agentId", Label: "Agent", Kind: kindAgent, Required: true, Help: "The agent that talks to every recipient."},
-		{Name: "description", Label: "Description (optional)", Kind: kindTextarea, MaxLen: 2000, Help: "At most 2000 characters."},
+		{Name: "description", Label: "Description (optional)", Kind: kindTextarea, MaxLen: campaign.MaxDescriptionLen, Help: "At most " + strconv.Itoa(campaign.MaxDescriptionLen) + " characters."},
 		{Name: "fromNumbers", Label: "Caller IDs", Kind: kindTextarea, Required: true, Placeholder: "+14155550100",
 			Help: "One E.164 number a line, 1 to 100. A call shows the one with the recipient's country and area code, else they take turns."},
 		{Name: "timezone", Label: "Time zone", Kind: kindText, Placeholder: "America/Chicago",
@@ -95,11 +95,26 @@ func (d campaignFormData) Fields() map[string]fieldView {
 	return fieldsOf(d.formState, campaignFields, d.Agents...)
 }
 
+// HasFieldErrors says some input or window was refused.
+func (d campaignFormData) HasFieldErrors() bool {
+	if len(d.Errors) > 0 {
+		return true
+	}
+	for _, w := range d.Windows {
+		if len(w.Errors) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // Outcomes are the retry outcomes' checkboxes.
 func (d campaignFormData) Outcomes() []string { return retryOutcomes }
 
 // WindowsError is what is refused of the calling windows as a whole.
-func (d campaignFormData) WindowsError() string { return strings.Join(d.Errors["callingWindows"], "; ") }
+func (d campaignFormData) WindowsError() string {
+	return strings.Join(d.Errors["callingWindows"], "; ")
+}
 
 // BlankWindow is the row the page's script copies to add a window.
 func (d campaignFormData) BlankWindow() windowRow { return windowRow{N: -1, Days: map[string]bool{}} }

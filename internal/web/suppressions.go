@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -34,7 +35,7 @@ type suppressionListData struct {
 
 var suppressionFields = []agentField{
 	{Name: "number", Label: "Number", Kind: kindText, Required: true, MaxLen: 16, Placeholder: "+14155550100", Help: "In E.164 form."},
-	{Name: "reason", Label: "Reason (optional)", Kind: kindText, MaxLen: 256, Help: "At most 256 characters, such as “asked not to be called”."},
+	{Name: "reason", Label: "Reason (optional)", Kind: kindText, MaxLen: suppression.MaxReasonLen, Help: "At most " + strconv.Itoa(suppression.MaxReasonLen) + " characters, such as “asked not to be called”."},
 }
 
 // Fields are the add form's inputs, by name.
@@ -195,13 +196,29 @@ func (s *Server) importSuppressions(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/suppressions?imported="+strconv.Itoa(added)+"&known="+strconv.Itoa(known), http.StatusSeeOther)
 }
 
-// checkSuppression is POST /v1/suppressions' rules for one entry.
+// checkSuppression is POST /v1/suppressions' rules for one entry (the
+// suppression package keeps them unexported: these are the same checks,
+// on its limit).
 func checkSuppression(number, reason string) []invalid.Field {
-	in := suppression.Input{Number: opt.Value(number)}
-	if reason != "" {
-		in.Reason = opt.Value(reason)
+	var l invalid.List
+	switch {
+	case number == "":
+		l.Add("number", "is required")
+	case invalid.Text(number) != "":
+		l.Add("number", "%s", invalid.Text(number))
+	case !invalid.IsE164(number):
+		l.Add("number", "must be an E.164 number such as +14155550100")
 	}
-	return suppression.Check(in)
+	if p := invalid.Text(reason); p != "" {
+		l.Add("reason", "%s", p)
+	} else if invalid.Len(reason) > suppression.MaxReasonLen {
+		l.Add("reason", "must be at most %d characters", suppression.MaxReasonLen)
+	}
+	var bad *invalid.Error
+	if errors.As(l.Err(), &bad) {
+		return bad.Fields
+	}
+	return nil
 }
 
 func (s *Server) confirmDeleteSuppression(w http.ResponseWriter, r *http.Request) {

@@ -66,7 +66,9 @@ type lineError struct {
 }
 
 // WholeFile says the problem is the file's, not a column's.
-func (l lineError) WholeFile() bool { return l.Field == "body" || l.Field == "recipients" || l.Field == "file" }
+func (l lineError) WholeFile() bool {
+	return l.Field == "body" || l.Field == "recipients" || l.Field == "file"
+}
 
 // csvUpload is a CSV file input as drawn: the refused lines of the last
 // file, and whether a file may be left out.

@@ -122,6 +122,7 @@
         el.name = el.name.replace("__N__", String(n));
       });
       row.querySelector(".window-number").textContent = String(n + 1);
+      row.id = "window-" + (n + 1);
       list.appendChild(row);
       var first = row.querySelector("input");
       if (first) {
