@@ -35,7 +35,7 @@ type campaignView struct {
 	// ActionError is why the action just asked for was refused.
 	ActionError string
 	// UploadLines are the refused lines of an uploaded file; UploadError
-	// says why an upload was refused as a whole.
+	// says why an upload was refused otherwise.
 	UploadLines []lineError
 	UploadError string
 }
@@ -396,8 +396,7 @@ func (s *Server) uploadRecipients(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, r, err)
 			return
 		}
-		s.renderCampaign(w, r, http.StatusBadRequest, c, campaignView{UploadLines: lines,
-			UploadError: "No recipient was added: the file was refused, for the lines listed below."})
+		s.renderCampaign(w, r, http.StatusBadRequest, c, campaignView{UploadLines: lines})
 		return
 	}
 	added, err := s.Campaigns.AddRecipients(r.Context(), orgID(r), c.ID, batch)
@@ -408,7 +407,7 @@ func (s *Server) uploadRecipients(w http.ResponseWriter, r *http.Request) {
 		return
 	case err != nil:
 		if lines, ok := csvRefusal(err); ok {
-			s.renderCampaign(w, r, http.StatusBadRequest, c, campaignView{UploadLines: lines, UploadError: "No recipient was added."})
+			s.renderCampaign(w, r, http.StatusBadRequest, c, campaignView{UploadLines: lines})
 			return
 		}
 		s.failFind(w, r, err)

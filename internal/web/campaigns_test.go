@@ -287,7 +287,7 @@ func TestCampaignActions(t *testing.T) {
 	// Upload: a refused file names its line; a good one adds.
 	p = b.postFile(base+"/recipients", nil, "recipients", "more.csv", "phone_number,plan\n+14155550101,gold\n+1415\n")
 	wantStatus(t, p, http.StatusBadRequest)
-	wantContains(t, p, "No recipient was added", `data-line="3"`)
+	wantContains(t, p, "so nothing was added", `data-line="3"`)
 	p = b.postFile(base+"/recipients", nil, "", "", "")
 	wantStatus(t, p, http.StatusBadRequest)
 	wantContains(t, p, "Choose a CSV file of recipients.")

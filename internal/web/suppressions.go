@@ -28,7 +28,7 @@ type suppressionListData struct {
 	// Notice says what the last add or import did.
 	Notice string
 	// ImportLines are an imported file's refused lines; ImportError why
-	// the import was refused.
+	// the import was refused otherwise.
 	ImportLines []lineError
 	ImportError string
 }
@@ -166,7 +166,7 @@ func (s *Server) importSuppressions(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, r, err)
 			return
 		}
-		refuse(lines, "No number was added: the file was refused, for the lines listed below.")
+		refuse(lines, "")
 		return
 	}
 	added, known := 0, 0
@@ -177,11 +177,9 @@ func (s *Server) importSuppressions(w http.ResponseWriter, r *http.Request) {
 		}
 		_, created, err := s.Suppressions.Create(ctx, org, in)
 		if err != nil {
-			if lines, ok := csvRefusal(err); ok {
-				for i := range lines {
-					lines[i].Line = row.Line
-				}
-				refuse(lines, "The import stopped at line "+strconv.Itoa(row.Line)+": "+strconv.Itoa(added)+" number"+plural(added)+" before it "+were(added)+" added.")
+			if _, ok := csvRefusal(err); ok {
+				// Checked above by the same rules: only a change of them lands here.
+				refuse(nil, "The import stopped at line "+strconv.Itoa(row.Line)+" ("+err.Error()+"); the "+strconv.Itoa(added)+" new number"+plural(added)+" before it "+were(added)+" added.")
 				return
 			}
 			s.fail(w, r, err)

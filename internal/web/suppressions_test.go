@@ -47,7 +47,7 @@ func TestSuppressionsAddSearchImportDelete(t *testing.T) {
 	bad := "\ufeffname,number,reason\r\nAda,+14155550101,\"moved,\nno longer here\"\r\nBob,555-0102,\r\n\r\nCy,+14155550103," + strings.Repeat("x", 257) + "\r\n"
 	p = b.postFile("/suppressions/import", nil, "file", "dnc.csv", bad)
 	wantStatus(t, p, http.StatusBadRequest)
-	wantContains(t, p, "No number was added", `data-line="4"><th scope="row">4</th><td><code>number</code></td><td>must be an E.164 number`,
+	wantContains(t, p, "so nothing was added", `data-line="4"><th scope="row">4</th><td><code>number</code></td><td>must be an E.164 number`,
 		`data-line="6"><th scope="row">6</th><td><code>reason</code></td><td>must be at most 256 characters`, "<details class=\"import\" open>")
 	if got := e.suppressions(u.OrgID); len(got) != 1 {
 		t.Fatalf("%d suppressions after a refused import", len(got))
