@@ -32,6 +32,8 @@ type campaignView struct {
 
 	// Added is what the last upload stored (from the redirect after it).
 	Added *campaign.Added
+	// Saved says the settings were just saved.
+	Saved bool
 	// ActionError is why the action just asked for was refused.
 	ActionError string
 	// UploadLines are the refused lines of an uploaded file; UploadError
@@ -49,6 +51,7 @@ func (v campaignView) CanDelete() bool {
 	return v.Status != model.CampaignRunning && v.Status != model.CampaignPaused
 }
 func (v campaignView) CanUpload() bool { return !finished(v.Status) }
+func (v campaignView) CanEdit() bool   { return editable(v.Status) }
 
 func finished(status string) bool {
 	return status == model.CampaignCompleted || status == model.CampaignCanceled
@@ -208,8 +211,8 @@ func (s *Server) showCampaign(w http.ResponseWriter, r *http.Request) {
 		s.failFind(w, r, err)
 		return
 	}
-	v := campaignView{}
 	q := r.URL.Query()
+	v := campaignView{Saved: q.Get("saved") == "1"}
 	if q.Has("added") {
 		var a campaign.Added
 		a.Added, _ = strconv.Atoi(q.Get("added"))

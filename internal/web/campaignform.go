@@ -59,6 +59,9 @@ type windowRow struct {
 	Days       map[string]bool
 	Start, End string
 	Errors     []string
+	// posted are the days as the form sent them, in order: the body
+	// carries them as they are, for the API's rules to judge.
+	posted []string
 }
 
 // Key is the row's index in its inputs' names; the blank row the page's
@@ -81,9 +84,12 @@ func (w windowRow) Weekdays() []option { return weekdays }
 // refused, and the CSV file's refused lines.
 type campaignFormData struct {
 	formState
-	Agents  []option
-	Windows []windowRow
-	RetryOn map[string]bool
+	// ID is the campaign edited; Creating says the form makes a new one.
+	ID       string
+	Creating bool
+	Agents   []option
+	Windows  []windowRow
+	RetryOn  map[string]bool
 	// CSVLines are the recipients file's refused lines (with their line
 	// numbers); CSVRefused says the file was refused.
 	CSVLines   []lineError
@@ -125,7 +131,7 @@ func (d campaignFormData) CSV() csvUpload { return csvUpload{Lines: d.CSVLines, 
 // newCampaignForm is a blank form showing the API's defaults.
 func newCampaignForm(orgID string, now time.Time) campaignFormData {
 	c := campaign.New(orgID, now)
-	d := campaignFormData{RetryOn: map[string]bool{}}
+	d := campaignFormData{RetryOn: map[string]bool{}, Creating: true}
 	d.Values = map[string]string{
 		"timezone":           c.Config.Timezone,
 		"callsPerMinute":     strconv.Itoa(c.Config.CallsPerMinute),
@@ -147,34 +153,39 @@ const retryShown = "retry.retryOnShown"
 // windowInput is a calling window's input name: callingWindows.2.start.
 var windowInput = regexp.MustCompile(`^callingWindows\.([0-9]{1,4})\.(days|start|end)$`)
 
-// campaignInput reads the form into the API's request. The error holds
-// every broken field: what the form alone can tell, the body's shape, and
-// then, for the rest, the API's rules (campaign.Input.Apply on a new
-// campaign), so one submission shows all there is to correct.
-func campaignInput(form url.Values, orgID string, now time.Time) (campaign.Input, campaignFormData, error) {
-	d := campaignFormData{RetryOn: map[string]bool{}}
-	fr := newFormReader(form, true)
+// campaignInput reads the form into the API's request: creating, blank
+// inputs are left out (the defaults apply); editing, a blank input clears
+// its field (or, where the API refuses null, keeps or empties it). The
+// error holds every broken field: what the form alone can tell, the
+// body's shape, and then, for the rest, the API's rules (precheck), so one
+// submission shows all there is to correct.
+func campaignInput(form url.Values, creating bool, precheck func(campaign.Input) error) (campaign.Input, campaignFormData, error) {
+	d := campaignFormData{RetryOn: map[string]bool{}, Creating: creating}
+	fr := newFormReader(form, creating)
 	body := map[string]json.RawMessage{}
 	put := func(name string, v json.RawMessage, set bool) {
 		if set {
 			body[name] = v
 		}
 	}
-	for _, name := range []string{"name", "agentId"} {
+	for _, name := range []string{"name", "agentId", "timezone"} {
 		f := fr.required(name)
 		put(name, mustJSON(f), f.Set)
 	}
-	for _, name := range []string{"description", "timezone", "webhookUrl"} {
+	for _, name := range []string{"description", "webhookUrl"} {
 		f := fr.text(name)
 		put(name, mustJSON(f), f.Set)
 	}
 	numbers := fr.lines("fromNumbers")
 	put("fromNumbers", mustJSON(numbers), numbers.Set)
-	for _, name := range []string{"maxConcurrency", "callsPerMinute"} {
-		f := fr.number(name, false)
-		put(name, mustJSON(f), f.Set)
-	}
+	maxConc := fr.number("maxConcurrency", false)
+	put("maxConcurrency", mustJSON(maxConc), maxConc.Set)
+	perMinute := fr.number("callsPerMinute", true)
+	put("callsPerMinute", mustJSON(perMinute), perMinute.Set)
 	vars := fr.jsonObject("variables", "must be a JSON object")
+	if vars.Null {
+		vars = opt.Value(map[string]any{}) // variables are never null: blank is none
+	}
 	put("variables", mustJSON(vars), vars.Set)
 
 	// Start and end are a datetime-local input's minutes in the campaign's
@@ -185,12 +196,18 @@ func campaignInput(form url.Values, orgID string, now time.Time) (campaign.Input
 	}
 	for _, name := range []string{"startAt", "endAt"} {
 		v, ok := fr.raw(name)
-		if !ok || v == "" {
+		switch {
+		case !ok:
+			continue
+		case v == "":
+			if !creating {
+				body[name] = json.RawMessage("null")
+			}
 			continue
 		}
 		t, err := time.Parse(time.RFC3339, v)
 		if err != nil {
-			t, err = time.ParseInLocation("2006-01-02T15:04", v, loc)
+			t, err = time.ParseInLocation(dateTimeLocal, v, loc)
 		}
 		if err != nil {
 			fr.problems.Add(name, "must be a date and time such as 2026-11-23T09:00")
@@ -201,8 +218,7 @@ func campaignInput(form url.Values, orgID string, now time.Time) (campaign.Input
 
 	retry := map[string]json.RawMessage{}
 	for _, name := range []string{"maxAttempts", "delaySeconds"} {
-		f := fr.number("retry."+name, false)
-		if f.Set {
+		if f := fr.number("retry."+name, true); f.Set {
 			retry[name] = mustJSON(f)
 		}
 	}
@@ -220,15 +236,9 @@ func campaignInput(form url.Values, orgID string, now time.Time) (campaign.Input
 	d.Windows = windowRows(form)
 	windows := []map[string]any{}
 	for _, w := range d.Windows {
-		days := []string{}
-		for _, o := range weekdays {
-			if w.Days[o.Value] {
-				days = append(days, o.Value)
-			}
-		}
-		windows = append(windows, map[string]any{"days": days, "start": w.Start, "end": w.End})
+		windows = append(windows, map[string]any{"days": nonNilStrings(w.posted), "start": w.Start, "end": w.End})
 	}
-	if len(windows) > 0 {
+	if len(windows) > 0 || !creating {
 		body["callingWindows"] = mustJSON(windows)
 	}
 	d.Windows = append(d.Windows, windowRow{N: len(d.Windows), Days: map[string]bool{}})
@@ -251,19 +261,80 @@ func campaignInput(form url.Values, orgID string, now time.Time) (campaign.Input
 		return campaign.Input{}, d, joinInvalid(&fr.problems, err)
 	}
 	if !fr.problems.Empty() {
-		return campaign.Input{}, d, joinInvalid(&fr.problems, precheckCampaign(in, orgID, now))
+		return campaign.Input{}, d, joinInvalid(&fr.problems, precheck(in))
 	}
 	return in, d, nil
 }
 
-// precheckCampaign is every rule in breaks but the agent's existence (the
-// service looks it up): what the form shows when it does not get as far
-// as the service.
-func precheckCampaign(in campaign.Input, orgID string, now time.Time) error {
-	c := campaign.New(orgID, now)
-	var l invalid.List
-	in.Apply(&c, true, now, &l)
-	return l.Err()
+// dateTimeLocal is a datetime-local input's value.
+const dateTimeLocal = "2006-01-02T15:04"
+
+// precheckNew is every rule a new campaign's in breaks but the agent's
+// existence (the service looks it up): what the form shows when it does
+// not get as far as the service.
+func precheckNew(orgID string, now time.Time) func(campaign.Input) error {
+	return func(in campaign.Input) error {
+		c := campaign.New(orgID, now)
+		var l invalid.List
+		in.Apply(&c, true, now, &l)
+		return l.Err()
+	}
+}
+
+// precheckEdit is precheckNew for an edit of c.
+func precheckEdit(c model.Campaign, now time.Time) func(campaign.Input) error {
+	return func(in campaign.Input) error {
+		var l invalid.List
+		in.Apply(&c, false, now, &l)
+		return l.Err()
+	}
+}
+
+// campaignValues are a stored campaign's settings as the edit form shows them.
+func campaignValues(c model.Campaign) campaignFormData {
+	d := campaignFormData{ID: c.ID, RetryOn: map[string]bool{}}
+	cfg := c.Config
+	d.Values = map[string]string{
+		"name": c.Name, "agentId": c.AgentID, "fromNumbers": strings.Join(cfg.FromNumbers, "\n"), "timezone": cfg.Timezone,
+		"callsPerMinute":     strconv.Itoa(cfg.CallsPerMinute),
+		"retry.maxAttempts":  strconv.Itoa(cfg.Retry.MaxAttempts),
+		"retry.delaySeconds": strconv.Itoa(cfg.Retry.DelaySeconds),
+	}
+	if c.Description != nil {
+		d.Values["description"] = *c.Description
+	}
+	if cfg.WebhookURL != nil {
+		d.Values["webhookUrl"] = *cfg.WebhookURL
+	}
+	if cfg.MaxConcurrency != nil {
+		d.Values["maxConcurrency"] = strconv.Itoa(*cfg.MaxConcurrency)
+	}
+	if len(cfg.Variables) > 0 {
+		if b, err := json.MarshalIndent(cfg.Variables, "", "  "); err == nil {
+			d.Values["variables"] = string(b)
+		}
+	}
+	loc, err := time.LoadLocation(cfg.Timezone)
+	if err != nil {
+		loc = time.UTC
+	}
+	for name, t := range map[string]*time.Time{"startAt": c.StartAt, "endAt": c.EndAt} {
+		if t != nil {
+			d.Values[name] = t.In(loc).Format(dateTimeLocal)
+		}
+	}
+	for _, o := range cfg.Retry.RetryOn {
+		d.RetryOn[o] = true
+	}
+	for i, w := range cfg.CallingWindows {
+		row := windowRow{N: i, Days: map[string]bool{}, Start: w.Start, End: w.End}
+		for _, day := range w.Days {
+			row.Days[day] = true
+		}
+		d.Windows = append(d.Windows, row)
+	}
+	d.Windows = append(d.Windows, windowRow{N: len(d.Windows), Days: map[string]bool{}})
+	return d
 }
 
 // windowRows are the calling windows filled in, in the order of their
@@ -286,6 +357,7 @@ func windowRows(form url.Values) []windowRow {
 			for _, v := range vals {
 				w.Days[v] = true
 			}
+			w.posted = vals
 		case "start":
 			w.Start = strings.TrimSpace(vals[0])
 		case "end":
@@ -300,7 +372,7 @@ func windowRows(form url.Values) []windowRow {
 	var rows []windowRow
 	for _, n := range ns {
 		w := byN[n]
-		if len(w.Days) == 0 && w.Start == "" && w.End == "" {
+		if len(w.posted) == 0 && w.Start == "" && w.End == "" {
 			continue
 		}
 		w.N = len(rows)
@@ -350,8 +422,10 @@ func (d *campaignFormData) refuse(err error) bool {
 	if len(fields) == 0 {
 		d.Errors = errs
 	}
-	if d.Message == "" {
+	if d.Message == "" && d.Creating {
 		d.Message = "The campaign was not created: correct the fields marked below."
+	} else if d.Message == "" {
+		d.Message = "The campaign was not saved: correct the fields marked below."
 	}
 	return true
 }

@@ -2,12 +2,14 @@ package web
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/url"
 	"strconv"
 
 	"github.com/parley-voice/parley/internal/campaign"
+	"github.com/parley-voice/parley/internal/invalid"
 	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/store"
 )
@@ -78,7 +80,7 @@ func (s *Server) newCampaign(w http.ResponseWriter, r *http.Request) {
 // every refused line is listed with its reason.
 func (s *Server) createCampaign(w http.ResponseWriter, r *http.Request) {
 	ctx, org := r.Context(), orgID(r)
-	in, d, err := campaignInput(r.PostForm, org, s.now())
+	in, d, err := campaignInput(r.PostForm, true, precheckNew(org, s.now()))
 	batch, csvErr := s.readRecipients(r)
 	if csvErr != nil {
 		lines, ok := csvRefusal(csvErr)
@@ -89,7 +91,7 @@ func (s *Server) createCampaign(w http.ResponseWriter, r *http.Request) {
 		d.CSVLines, d.CSVRefused = lines, true
 		if err == nil {
 			// Show what else the form breaks, without creating anything.
-			err = precheckCampaign(in, org, s.now())
+			err = precheckNew(org, s.now())(in)
 		}
 	}
 	var c model.Campaign
@@ -145,5 +147,53 @@ func (s *Server) renderCampaignForm(w http.ResponseWriter, r *http.Request, stat
 		s.fail(w, r, err)
 		return
 	}
-	s.render(w, r, status, "campaignform", "New campaign", "campaigns", d)
+	title := "New campaign"
+	if !d.Creating {
+		title = "Edit " + d.Values["name"]
+	}
+	s.render(w, r, status, "campaignform", title, "campaigns", d)
+}
+
+// editable says whether a campaign's settings may change (PATCH's rule).
+func editable(status string) bool {
+	return status == model.CampaignDraft || status == model.CampaignPaused
+}
+
+func (s *Server) editCampaign(w http.ResponseWriter, r *http.Request) {
+	c, err := s.campaignOf(r)
+	if err != nil {
+		s.failFind(w, r, err)
+		return
+	}
+	if !editable(c.Status) {
+		s.refuseAction(w, r, "The campaign cannot be edited: it is "+c.Status+"; only a draft or paused campaign can be.")
+		return
+	}
+	s.renderCampaignForm(w, r, http.StatusOK, campaignValues(c))
+}
+
+// updateCampaign saves the edit form, as PATCH /v1/campaigns/{id} does.
+func (s *Server) updateCampaign(w http.ResponseWriter, r *http.Request) {
+	c, err := s.campaignOf(r)
+	if err != nil {
+		s.failFind(w, r, err) // another organization's campaign is not found, form or not
+		return
+	}
+	in, d, err := campaignInput(r.PostForm, false, precheckEdit(c, s.now()))
+	d.ID = c.ID
+	if err == nil {
+		if _, err = s.Campaigns.Update(r.Context(), orgID(r), c.ID, in); err == nil {
+			http.Redirect(w, r, "/campaigns/"+c.ID+"?saved=1", http.StatusSeeOther)
+			return
+		}
+	}
+	var conflict *invalid.Conflict
+	switch {
+	case errors.As(err, &conflict):
+		s.refuseAction(w, r, "The campaign was not saved: "+conflict.Message+".")
+	case d.refuse(err):
+		s.renderCampaignForm(w, r, http.StatusBadRequest, d)
+	default:
+		s.failFind(w, r, err)
+	}
 }

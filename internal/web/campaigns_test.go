@@ -419,3 +419,81 @@ func TestCampaignUploadLimits(t *testing.T) {
 		t.Fatalf("%d recipients after refused uploads", len(got))
 	}
 }
+
+// TestCampaignEdit: a draft's settings in the edit form, saved as PATCH
+// saves them (blank clears what may be cleared), refused beside their
+// inputs, and only while the campaign is a draft or paused.
+func TestCampaignEdit(t *testing.T) {
+	e := newEnv(t)
+	b, u := e.signedIn("acme", "ada@example.com")
+	a := e.newAgentIn(u.OrgID, "Renewals desk")
+	p := b.postFile("/campaigns", campaignForm(a.ID), "recipients", "list.csv", recipientsCSV)
+	m := campaignPath.FindStringSubmatch(p.location())
+	if m == nil {
+		t.Fatalf("create: %d to %q", p.status, p.location())
+	}
+	base := "/campaigns/" + m[1]
+	wantContains(t, b.get(base), `href="`+base+`/edit">Edit settings</a>`)
+
+	p = b.get(base + "/edit")
+	wantStatus(t, p, http.StatusOK)
+	wantContains(t, p, "<h1>Edit Renewals</h1>", `action="`+base+`"`, `value="Renewals"`, "&#43;14155550100\n&#43;12125550100</textarea>",
+		`value="America/Chicago"`, `id="f-startAt" name="startAt" type="datetime-local" value="2030-01-07T09:00"`,
+		`name="callingWindows.1.days" value="sat" checked`, `name="callingWindows.1.start" value="10:00"`, `name="callingWindows.2.start" value=""`,
+		`value="VOICEMAIL" checked`, `&#34;company&#34;: &#34;Acme&#34;`)
+	if contains(p.body, `name="recipients"`) {
+		t.Fatal("the edit form takes a file")
+	}
+
+	form := campaignForm(a.ID)
+	form.Set("name", "Renewals, round 2")
+	form.Set("startAt", "")
+	form.Set("maxConcurrency", "4")
+	form.Set("webhookUrl", "https://hooks.example.com/campaigns")
+	form.Set("variables", "")
+	for _, k := range []string{"callingWindows.4.days", "callingWindows.4.start", "callingWindows.4.end"} {
+		form.Del(k)
+	}
+	if p := b.post(base, form); p.location() != base+"?saved=1" {
+		t.Fatalf("save: %d to %q\n%s", p.status, p.location(), p.body)
+	}
+	c, err := e.svc.Campaigns.Get(context.Background(), u.OrgID, m[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Name != "Renewals, round 2" || c.StartAt != nil || c.Config.MaxConcurrency == nil || *c.Config.MaxConcurrency != 4 ||
+		c.Config.WebhookURL == nil || len(c.Config.Variables) != 0 || len(c.Config.CallingWindows) != 1 || c.Counts.Total != 2 {
+		t.Fatalf("saved %+v", c)
+	}
+	wantContains(t, b.get(base+"?saved=1"), "Saved.", "<h1>Renewals, round 2</h1>")
+
+	form.Set("callsPerMinute", "0")
+	form.Set("maxConcurrency", "")
+	form.Set("callingWindows.0.days", "someday")
+	p = b.post(base, form)
+	wantStatus(t, p, http.StatusBadRequest)
+	wantContains(t, p, "The campaign was not saved", `id="callsPerMinute-error"`, `<a href="#window-1">Window 1</a>: days[0]: must be`)
+	if got, _ := e.svc.Campaigns.Get(context.Background(), u.OrgID, m[1]); got.Config.CallsPerMinute != 30 || got.Config.MaxConcurrency == nil {
+		t.Fatalf("a refused edit changed the campaign: %+v", got.Config)
+	}
+
+	// Running: neither page nor form.
+	if p := b.post(base+"/start", nil); p.location() != base {
+		t.Fatalf("start: %d", p.status)
+	}
+	p = b.get(base + "/edit")
+	wantStatus(t, p, http.StatusConflict)
+	wantContains(t, p, "only a draft or paused campaign can be")
+	if contains(b.get(base).body, "Edit settings") {
+		t.Fatal("a running campaign offers its settings' form")
+	}
+	form = campaignForm(a.ID)
+	form.Set("name", "Renamed while running")
+	p = b.post(base, form)
+	wantStatus(t, p, http.StatusConflict)
+	wantContains(t, p, "The campaign was not saved:")
+	if p := b.post(base+"/pause", nil); p.location() != base {
+		t.Fatalf("pause: %d", p.status)
+	}
+	wantStatus(t, b.get(base+"/edit"), http.StatusOK)
+}

@@ -31,6 +31,7 @@ func TestCampaignTenantIsolation(t *testing.T) {
 	base := "/campaigns/" + theirs.ID
 	for _, c := range []struct{ method, path string }{
 		{"GET", base}, {"GET", base + "/progress"}, {"GET", base + "?status=pending"},
+		{"GET", base + "/edit"}, {"FORM", base},
 		{"POST", base + "/start"}, {"POST", base + "/pause"}, {"POST", base + "/resume"},
 		{"GET", base + "/cancel"}, {"POST", base + "/cancel"}, {"GET", base + "/delete"}, {"POST", base + "/delete"},
 		{"FILE", base + "/recipients"},
@@ -45,6 +46,8 @@ func TestCampaignTenantIsolation(t *testing.T) {
 			p = b.get(c.path)
 		case "POST":
 			p = b.post(c.path, nil)
+		case "FORM":
+			p = b.post(c.path, campaignForm(theirAgent.ID))
 		case "FILE":
 			p = b.postFile(c.path, nil, "recipients", "more.csv", "toNumber\n+19990000003\n")
 		}
@@ -58,7 +61,7 @@ func TestCampaignTenantIsolation(t *testing.T) {
 		}
 	}
 	got, err := e.svc.Campaigns.Get(ctx, other.OrgID, theirs.ID)
-	if err != nil || got.Status != model.CampaignDraft || got.Counts.Total != 1 {
+	if err != nil || got.Status != model.CampaignDraft || got.Counts.Total != 1 || got.Name != "Globex secret campaign" {
 		t.Fatalf("their campaign after the attempts: %+v, %v", got, err)
 	}
 	if _, err := e.svc.Suppressions.Get(ctx, other.OrgID, entry.ID); err != nil {

@@ -142,6 +142,8 @@ func (s *Server) routes() []route {
 		h("GET /campaigns/new", s.newCampaign),
 		upload("POST /campaigns", s.createCampaign),
 		h("GET /campaigns/{id}", s.showCampaign),
+		h("POST /campaigns/{id}", s.updateCampaign),
+		h("GET /campaigns/{id}/edit", s.editCampaign),
 		h("GET /campaigns/{id}/progress", s.campaignProgressPartial),
 		upload("POST /campaigns/{id}/recipients", s.uploadRecipients),
 		h("POST /campaigns/{id}/start", s.startCampaign),
