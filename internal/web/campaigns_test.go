@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"mime/multipart"
 	"net/http"
 	"net/url"
@@ -496,4 +497,35 @@ func TestCampaignEdit(t *testing.T) {
 		t.Fatalf("pause: %d", p.status)
 	}
 	wantStatus(t, b.get(base+"/edit"), http.StatusOK)
+}
+
+// TestCampaignRecipientPages: recipients are listed as uploaded, a page at
+// a time, the pages' links keeping the status filter and dropping the
+// upload's notice.
+func TestCampaignRecipientPages(t *testing.T) {
+	e := newEnv(t)
+	b, u := e.signedIn("acme", "ada@example.com")
+	a := e.newAgentIn(u.OrgID, "Renewals desk")
+	var numbers []string
+	for i := range 30 {
+		numbers = append(numbers, "+141555502"+fmt.Sprintf("%02d", i))
+	}
+	c := e.newCampaign(u.OrgID, a.ID, "Renewals", numbers...)
+	base := "/campaigns/" + c.ID
+	p := b.get(base + "?added=30&duplicates=0&suppressed=0&status=pending")
+	wantContains(t, p, "30 recipients pending", "&#43;14155550200", "&#43;14155550224", "Page 1 of 2",
+		`href="`+base+`?page=2&amp;status=pending" rel="next"`)
+	if contains(p.body, "&#43;14155550225") {
+		t.Fatal("page 1 shows the 26th recipient")
+	}
+	p = b.get(base + "?page=2&status=pending")
+	wantContains(t, p, "&#43;14155550225", "&#43;14155550229", "Page 2 of 2")
+	if contains(p.body, `id="added"`) || contains(p.body, "&#43;14155550224") {
+		t.Fatal("page 2 shows the notice or page 1's recipients")
+	}
+	p = b.get(base + "?sortDir=desc")
+	if i, j := strings.Index(p.body, "&#43;14155550229"), strings.Index(p.body, "&#43;14155550205"); i < 0 || j < 0 || i > j {
+		t.Fatal("sortDir=desc does not list the last uploaded first")
+	}
+	wantStatus(t, b.get(base+"?page=0"), http.StatusBadRequest)
 }
