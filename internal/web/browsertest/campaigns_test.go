@@ -2,25 +2,35 @@ package browsertest
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
 	"github.com/parley-voice/parley/internal/agent"
+	"github.com/parley-voice/parley/internal/call"
+	"github.com/parley-voice/parley/internal/call/calltest"
+	"github.com/parley-voice/parley/internal/callqueue"
+	"github.com/parley-voice/parley/internal/campaign"
+	"github.com/parley-voice/parley/internal/domain"
 	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/opt"
 	"github.com/parley-voice/parley/internal/store"
+	"github.com/parley-voice/parley/internal/webhook"
 )
 
-// TestCampaignPages is a user calling a list: a new campaign with two
-// calling windows and a CSV file, previewed in the page, refused for its
-// one bad line, which the page names; the corrected file creates it. Then
-// the campaign is started and its progress followed as recipients finish,
-// paused and resumed.
-func TestCampaignPages(t *testing.T) {
+// TestCampaignForm is a user creating a campaign: two calling windows
+// (the second from the page's button) and a CSV file, previewed in the
+// page, refused for its one bad line, which the page names; the corrected
+// file creates the campaign with its recipients.
+func TestCampaignForm(t *testing.T) {
 	e := newEnv(t)
 	ctx := tab(t)
 	bg := context.Background()
@@ -38,9 +48,8 @@ func TestCampaignPages(t *testing.T) {
 		}
 		return path
 	}
-	rows := []string{"+14155550101,Ada", "+14155550102,Bob", "+12125550103,Cy", "+12125550104,Di", "+13125550105,Ed", "+13125550106,Flo"}
-	good := "toNumber,first_name\n" + strings.Join(rows, "\n") + "\n"
-	bad := "toNumber,first_name\n" + rows[0] + "\n555-0102,Bob\n" + strings.Join(rows[2:], "\n") + "\n"
+	good := "toNumber,first_name\n" + strings.Join(recipientRows, "\n") + "\n"
+	bad := "toNumber,first_name\n" + recipientRows[0] + "\n555-0102,Bob\n" + strings.Join(recipientRows[2:], "\n") + "\n"
 	byID := func(id string) string { return `//*[@id="` + id + `"]` }
 
 	run(t, ctx,
@@ -97,38 +106,81 @@ func TestCampaignPages(t *testing.T) {
 		chromedp.Click(`//button[text()="Create campaign"]`),
 		chromedp.WaitVisible(`//h1[text()="Spring renewals"]`),
 		chromedp.WaitVisible(`//p[@id="added" and starts-with(text(), "6 recipients added")]`),
+		chromedp.WaitVisible(`//strong[@id="count-pending" and text()="6"]`),
 	)
 	cs := campaigns(t, e, orgID)
-	if len(cs) != 1 || len(cs[0].Config.CallingWindows) != 2 || cs[0].Config.CallingWindows[1].Days[0] != "sat" || cs[0].Config.Retry.MaxAttempts != 3 {
+	if len(cs) != 1 || len(cs[0].Config.CallingWindows) != 2 || cs[0].Config.CallingWindows[1].Days[0] != "sat" ||
+		cs[0].Config.Retry.MaxAttempts != 3 || cs[0].Counts.Total != 6 {
 		t.Fatalf("campaigns after the form: %+v", cs)
 	}
-	c := cs[0]
+}
 
-	// Start, and follow the progress as recipients are called.
+// recipientRows are a list's rows: number, first_name.
+var recipientRows = []string{"+14155550101,Ada", "+14155550102,Bob", "+12125550103,Cy", "+12125550104,Di", "+13125550105,Ed", "+13125550106,Flo"}
+
+// farEnd is how the numbers of recipientRows answer: Cy's line is busy,
+// Di's rings until someone hangs up, the others answer and hang up.
+func farEnd(req call.DialRequest) calltest.Script {
+	switch req.ToNumber {
+	case "+12125550103":
+		return calltest.Script{Fail: &call.DialError{Cause: call.CauseBusy, Message: "486 Busy Here"}}
+	case "+12125550104":
+		return calltest.Script{}
+	}
+	return calltest.Script{Answer: true, HangupAfterAnswer: true}
+}
+
+// TestCampaignProgress is a user running a campaign whose calls are
+// really placed (the call queue and the dispatcher, a fake far end): one
+// line at a time, so Di's ringing call holds the campaign. Started from
+// the page, its progress moves as calls end; paused, it dials no one
+// while Di's call is hung up from its call page; resumed, it calls the
+// rest, Cy's busy line a second time, and completes, which the page shows
+// by itself.
+func TestCampaignProgress(t *testing.T) {
+	var dialed atomic.Int32
+	e := newEnvWith(t, callPlane(t, func(req call.DialRequest) calltest.Script {
+		dialed.Add(1)
+		return farEnd(req)
+	}))
+	ctx := tab(t)
+	bg := context.Background()
+	run(t, ctx, chromedp.EmulateViewport(1280, 900))
+	orgID := signIn(t, e, ctx)
+	a, err := e.svc.Agents.Create(bg, orgID, agent.Input{Name: opt.Value("Renewals desk"), PromptTemplate: opt.Value("You remind {{first_name}} to renew.")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := e.svc.Campaigns.Create(bg, orgID, campaign.Input{Name: opt.Value("Spring renewals"), AgentID: opt.Value(a.ID),
+		FromNumbers: opt.Value([]string{"+14155550100", "+12125550100"}), MaxConcurrency: opt.Value(1), CallsPerMinute: opt.Value(600),
+		Retry: opt.Value(campaign.RetryInput{MaxAttempts: opt.Value(2), DelaySeconds: opt.Value(0)})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch, err := campaign.ParseCSV(strings.NewReader("toNumber,first_name\n" + strings.Join(recipientRows, "\n") + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.Campaigns.AddRecipients(bg, orgID, c.ID, batch); err != nil {
+		t.Fatal(err)
+	}
+	count := func(status, n string) chromedp.Action[chromedp.Void] {
+		return chromedp.WaitVisible(`//strong[@id="count-` + status + `" and text()="` + n + `"]`)
+	}
+
+	// Ada and Bob answer; Cy is busy (to be tried again); Di rings.
 	run(t, ctx,
+		chromedp.Navigate(e.url+"/campaigns/"+c.ID),
 		chromedp.Click(`//button[text()="Start calling"]`),
 		chromedp.WaitVisible(`//span[@id="campaign-status" and text()="running"]`),
-	)
-	callID := finish(t, e, c, "+14155550101", model.RecipientCompleted)
-	finish(t, e, c, "+14155550102", model.RecipientCompleted)
-	finish(t, e, c, "+12125550103", model.RecipientFailed)
-	finish(t, e, c, "+12125550104", model.RecipientInProgress)
-	run(t, ctx,
-		chromedp.WaitVisible(`//strong[@id="count-completed" and text()="2"]`),
-		chromedp.WaitVisible(`//strong[@id="count-in_progress" and text()="1"]`),
-		chromedp.WaitVisible(`//span[@id="done-count" and text()="3"]`),
-	)
-	if n := read(t, ctx, chromedp.Evaluate[int](`document.querySelectorAll("#progress svg rect.seg-completed, #progress svg rect.seg-failed, #progress svg rect.seg-in_progress, #progress svg rect.seg-pending").length`)); n != 4 {
-		t.Fatalf("the bar has %d segments, want 4", n)
-	}
-	run(t, ctx,
+		count("completed", "2"), count("in_progress", "1"), count("pending", "3"),
 		chromedp.Reload(),
-		chromedp.WaitVisible(`//a[@href="/calls/`+callID+`"]`),
+		chromedp.WaitVisible(`//tr[th[contains(., "+12125550104")]]//a[text()="call 1"]`),
 		chromedp.ScrollIntoView(`//h1`),
 	)
 	screenshot(t, ctx, "campaign")
 
-	// Pause and resume.
+	// Paused: Di's call is hung up from its page, and no one else is called.
 	run(t, ctx,
 		chromedp.Click(`//button[text()="Pause"]`),
 		chromedp.WaitVisible(`//span[@id="campaign-status" and text()="paused"]`),
@@ -137,25 +189,77 @@ func TestCampaignPages(t *testing.T) {
 	if s := status(t, e, c); s != model.CampaignPaused {
 		t.Fatalf("after pause: %s", s)
 	}
+	before := dialed.Load()
+	run(t, ctx,
+		chromedp.Click(`//tr[th[contains(., "+12125550104")]]//a[text()="call 1"]`),
+		chromedp.Click(`//form[contains(@action, "/end")]//button`),
+		chromedp.WaitNotPresent(`//form[contains(@action, "/end")]`),
+		chromedp.WaitVisible(`//span[@class="badge call-CANCELED"]`),
+		chromedp.Click(`//a[text()="the campaign that placed it"]`),
+		chromedp.WaitVisible(`//span[@id="campaign-status" and text()="paused"]`),
+		count("pending", "3"),
+	)
+	if after := dialed.Load(); after != before {
+		t.Fatalf("a paused campaign dialed %d calls", after-before)
+	}
+
+	// Resumed: Ed and Flo answer, Cy is busy again and fails; the campaign
+	// completes and the page reloads itself to show it.
 	run(t, ctx,
 		chromedp.Click(`//button[text()="Resume"]`),
 		chromedp.WaitVisible(`//span[@id="campaign-status" and text()="running"]`),
-		chromedp.WaitVisible(`//button[text()="Pause"]`),
+		chromedp.WaitVisible(`//span[@id="campaign-status" and text()="completed"]`),
+		count("completed", "4"), count("failed", "2"), count("pending", "0"),
 	)
-	if s := status(t, e, c); s != model.CampaignRunning {
-		t.Fatalf("after resume: %s", s)
+	if n := dialed.Load(); n != 7 {
+		t.Fatalf("%d dials, want 7: six numbers, Cy's twice", n)
 	}
-	// The last live call ends: the polled progress follows.
-	finish(t, e, c, "+12125550104", model.RecipientCompleted)
-	run(t, ctx, chromedp.WaitVisible(`//strong[@id="count-completed" and text()="3"]`))
-
+	rs, _, err := e.svc.Campaigns.ListRecipients(bg, orgID, c.ID, store.RecipientFilter{Page: store.Page{Number: 1, Size: 10, SortDir: store.Asc}})
+	if err != nil || len(rs) != 6 || rs[2].Attempts != 2 || rs[2].Status != model.RecipientFailed || rs[3].Status != model.RecipientFailed {
+		t.Fatalf("recipients at the end: %+v, %v", rs, err)
+	}
 	run(t, ctx,
 		chromedp.Click(`//nav//a[text()="Campaigns"]`),
 		chromedp.WaitVisible(`//table//a[text()="Spring renewals"]`),
-		chromedp.WaitVisible(`//span[contains(text(), "4 of 6 done")]`),
+		chromedp.WaitVisible(`//span[contains(text(), "6 of 6 done")]`),
 	)
 	screenshot(t, ctx, "campaigns")
 }
+
+// callPlane runs a call queue whose far end answers as script says, and
+// the campaign dispatcher placing calls through it; both stop when t ends.
+func callPlane(t *testing.T, script func(call.DialRequest) calltest.Script) func(store.Store, *domain.Services) {
+	return func(st store.Store, svc *domain.Services) {
+		log := slog.New(slog.NewTextHandler(io.Discard, nil))
+		q := callqueue.New(callqueue.Options{Store: st, Dialer: &calltest.Dialer{Script: script}, Webhooks: noPosts{}, Secret: noSecret,
+			Node: "browsertest", LeaseTTL: 5 * time.Second, Poll: 50 * time.Millisecond, Drain: 50 * time.Millisecond, Logger: log})
+		d := &campaign.Dispatcher{Store: st, Calls: q, Webhooks: noHooks{}, Secret: noSecret, Node: "browsertest",
+			Tick: 100 * time.Millisecond, Logger: log}
+		svc.Queue, svc.Campaigns.Wake = q, d.Wake
+		ctx, stop := context.WithCancel(context.Background())
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() { defer wg.Done(); q.Run(ctx) }()
+		go func() { defer wg.Done(); d.Run(ctx) }()
+		t.Cleanup(func() {
+			stop()
+			wg.Wait()
+		})
+		<-q.Recovered()
+	}
+}
+
+type noPosts struct{}
+
+func (noPosts) PostCall(context.Context, string, string, []byte) string { return model.WebhookSkipped }
+
+type noHooks struct{}
+
+func (noHooks) Deliver(context.Context, webhook.Delivery) webhook.Result {
+	return webhook.Result{Sent: true, StatusCode: 200}
+}
+
+func noSecret(context.Context, string) (string, error) { return "", nil }
 
 // TestDoNotCallPage: a number added by hand, then a CSV import refused
 // for its bad line, named on the page.
@@ -206,44 +310,4 @@ func status(t *testing.T, e *env, c model.Campaign) string {
 		t.Fatal(err)
 	}
 	return got.Status
-}
-
-// finish moves the recipient with number to status, with a call of its
-// attempt, as the dispatcher does when a call is placed or ends (the
-// dispatcher is not run here: the test is the call plane). It returns the
-// attempt's call id.
-func finish(t *testing.T, e *env, c model.Campaign, number, status string) string {
-	t.Helper()
-	ctx := context.Background()
-	callID := model.NewID()
-	err := e.st.Update(ctx, func(tx store.Tx) error {
-		if _, err := tx.GetCampaignForUpdate(ctx, c.OrgID, c.ID); err != nil {
-			return err
-		}
-		rs, _, err := tx.ListCampaignRecipients(ctx, c.OrgID, c.ID, store.RecipientFilter{Page: store.Page{Number: 1, Size: 100, SortDir: store.Asc}})
-		if err != nil {
-			return err
-		}
-		for _, r := range rs {
-			if r.ToNumber != number {
-				continue
-			}
-			after := r
-			after.Status, after.UpdatedAt = status, model.Now()
-			if r.Status == model.RecipientPending {
-				after.Attempts = r.Attempts + 1
-				after.CallIDs = append(append([]string{}, r.CallIDs...), callID)
-			}
-			if ok, err := tx.ChangeRecipient(ctx, &r, &after); err != nil || !ok {
-				t.Errorf("recipient %s: changed %v, %v", number, ok, err)
-			}
-			return nil
-		}
-		t.Errorf("no recipient %s", number)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return callID
 }
