@@ -169,6 +169,9 @@ func campaignInput(form url.Values, creating bool, precheck func(campaign.Input)
 		}
 	}
 	for _, name := range []string{"name", "agentId", "timezone"} {
+		if !creating && !form.Has(name) {
+			continue // not in the form: kept as stored
+		}
 		f := fr.required(name)
 		put(name, mustJSON(f), f.Set)
 	}

@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"errors"
-	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -133,7 +132,16 @@ func (s *Server) readRecipients(r *http.Request) (campaign.Batch, error) {
 		return campaign.Batch{}, err
 	}
 	defer f.Close()
-	return campaign.ParseCSV(io.Reader(f))
+	return campaign.ParseCSV(f)
+}
+
+// cloneValues is a copy of v that can be changed.
+func cloneValues(v url.Values) url.Values {
+	out := make(url.Values, len(v))
+	for k, vs := range v {
+		out[k] = append([]string(nil), vs...)
+	}
+	return out
 }
 
 // addedQuery tells the campaign's page what an upload stored.
@@ -146,6 +154,10 @@ func (s *Server) renderCampaignForm(w http.ResponseWriter, r *http.Request, stat
 	if d.Agents, err = s.agentOptions(r.Context(), orgID(r)); err != nil {
 		s.fail(w, r, err)
 		return
+	}
+	if id := d.Values["agentId"]; !d.Creating && label(d.Agents, &id) == id {
+		// The campaign's agent was deleted: kept as it is unless another is chosen.
+		d.Agents = append([]option{{id, "(deleted agent)"}}, d.Agents...)
 	}
 	title := "New campaign"
 	if !d.Creating {
@@ -179,8 +191,15 @@ func (s *Server) updateCampaign(w http.ResponseWriter, r *http.Request) {
 		s.failFind(w, r, err) // another organization's campaign is not found, form or not
 		return
 	}
-	in, d, err := campaignInput(r.PostForm, false, precheckEdit(c, s.now()))
-	d.ID = c.ID
+	form := r.PostForm
+	if form.Get("agentId") == c.AgentID {
+		// Unchanged: not looked up again, so a campaign whose agent was
+		// deleted can still be edited.
+		form = cloneValues(form)
+		form.Del("agentId")
+	}
+	in, d, err := campaignInput(form, false, precheckEdit(c, s.now()))
+	d.ID, d.Values["agentId"] = c.ID, r.PostForm.Get("agentId")
 	if err == nil {
 		if _, err = s.Campaigns.Update(r.Context(), orgID(r), c.ID, in); err == nil {
 			http.Redirect(w, r, "/campaigns/"+c.ID+"?saved=1", http.StatusSeeOther)

@@ -529,3 +529,29 @@ func TestCampaignRecipientPages(t *testing.T) {
 	}
 	wantStatus(t, b.get(base+"?page=0"), http.StatusBadRequest)
 }
+
+// TestCampaignEditAgentGone: a campaign whose agent was deleted shows it
+// as such, and its settings can still be saved, keeping it.
+func TestCampaignEditAgentGone(t *testing.T) {
+	e := newEnv(t)
+	b, u := e.signedIn("acme", "ada@example.com")
+	a := e.newAgentIn(u.OrgID, "Renewals desk")
+	e.newAgentIn(u.OrgID, "Another desk")
+	c := e.newCampaign(u.OrgID, a.ID, "Renewals")
+	if err := e.svc.Agents.Delete(context.Background(), u.OrgID, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	base := "/campaigns/" + c.ID
+	wantContains(t, b.get(base), `<span class="hint">deleted</span>`)
+	p := b.get(base + "/edit")
+	wantContains(t, p, `<option value="`+a.ID+`" selected>(deleted agent)</option>`)
+	form := campaignForm(a.ID)
+	form.Set("name", "Renamed")
+	if p := b.post(base, form); p.location() != base+"?saved=1" {
+		t.Fatalf("save: %d to %q\n%s", p.status, p.location(), p.body)
+	}
+	got, err := e.svc.Campaigns.Get(context.Background(), u.OrgID, c.ID)
+	if err != nil || got.Name != "Renamed" || got.AgentID != a.ID {
+		t.Fatalf("after the save: %+v, %v", got, err)
+	}
+}
