@@ -2,57 +2,70 @@ package campaign
 
 import (
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/nyaruka/phonenumbers"
 )
 
-// areas caches the area (country calling code and national destination
-// code) of numbers: parsing and formatting a number costs microseconds, and
-// every dial asks for the area of each of a campaign's fromNumbers. A
-// deployment's caller ids are few; past maxAreas numbers (say, recipients
-// asked about once each) nothing more is kept.
+// areaCache caches the area prefix of caller ids: parsing a number costs
+// tens of microseconds, and every dial compares the recipient's number with
+// each of the campaign's (up to 100) fromNumbers. A deployment has few
+// caller ids; past maxAreaCache nothing more is kept.
 var (
-	areas     sync.Map // number → area
-	areaCount atomic.Int64
+	areaCache     sync.Map // number → prefix
+	areaCacheSize atomic.Int64
 )
 
-const maxAreas = 10000
+const maxAreaCache = 10000
 
-// area is a number's country calling code and national destination code
-// ("1/415", "44/20"), or "" when the number cannot be parsed.
-func area(number string) string {
-	if v, ok := areas.Load(number); ok {
+// areaPrefix is "+", the country calling code and the national destination
+// code (area code) of number: "+1415", "+4420". It is "" when the number
+// cannot be parsed or has no area code (its country has none).
+func areaPrefix(number string) string {
+	num, err := phonenumbers.Parse(number, "")
+	if err != nil {
+		return ""
+	}
+	nsn := phonenumbers.GetNationalSignificantNumber(num)
+	ndc := min(phonenumbers.GetLengthOfNationalDestinationCode(num), len(nsn))
+	if ndc == 0 {
+		return ""
+	}
+	return "+" + strconv.Itoa(int(num.GetCountryCode())) + nsn[:ndc]
+}
+
+// callerPrefix is areaPrefix of a caller id, through areaCache.
+func callerPrefix(number string) string {
+	if v, ok := areaCache.Load(number); ok {
 		return v.(string)
 	}
-	a := ""
-	if num, err := phonenumbers.Parse(number, ""); err == nil {
-		nsn := phonenumbers.GetNationalSignificantNumber(num)
-		ndc := min(phonenumbers.GetLengthOfNationalDestinationCode(num), len(nsn))
-		a = strconv.Itoa(int(num.GetCountryCode())) + "/" + nsn[:ndc]
-	}
-	if areaCount.Load() < maxAreas {
-		if _, loaded := areas.LoadOrStore(number, a); !loaded {
-			areaCount.Add(1)
+	p := areaPrefix(number)
+	if areaCacheSize.Load() < maxAreaCache {
+		if _, loaded := areaCache.LoadOrStore(number, p); !loaded {
+			areaCacheSize.Add(1)
 		}
 	}
-	return a
+	return p
 }
 
 // CallerID picks the caller id for a call to `to` from `from`: the first
 // with the same country calling code and area code (national destination
 // code) as `to` ("local presence"); otherwise from[turn % len(from)], so
 // successive dials take turns. "" when from is empty.
+//
+// Country codes and a country's area codes are prefix-free (no code begins
+// another), so `to` has the area of a caller id exactly when it begins with
+// the caller id's country and area code: the recipient's number need not be
+// parsed at every dial.
 func CallerID(from []string, to string, turn int) string {
 	if len(from) == 0 {
 		return ""
 	}
-	if want := area(to); want != "" {
-		for _, f := range from {
-			if area(f) == want {
-				return f
-			}
+	for _, f := range from {
+		if p := callerPrefix(f); p != "" && strings.HasPrefix(to, p) {
+			return f
 		}
 	}
 	i := turn % len(from)

@@ -57,3 +57,23 @@ func BenchmarkCallerID(b *testing.B) {
 		CallerID(from, "+14155550100", 7)
 	}
 }
+
+// The prefix CallerID compares is what the phone-number data says is the
+// country and area code, for the numbers of several plans.
+func TestAreaPrefix(t *testing.T) {
+	for number, want := range map[string]string{
+		"+14155550100":  "+1415",
+		"+18005550100":  "+1800",
+		"+442071234567": "+4420",
+		"+447911123456": "+447911",
+		"+493012345678": "+4930",
+		"+819012345678": "+8190",
+		"+61212345678":  "+612",
+		"+999":          "",
+		"x":             "",
+	} {
+		if got := areaPrefix(number); got != want {
+			t.Errorf("areaPrefix(%s) = %q, want %q", number, got, want)
+		}
+	}
+}

@@ -6,13 +6,13 @@ import (
 )
 
 // pacer is a campaign's nextDialAt under a fake clock.
-type pacer struct {
+type fakePacer struct {
 	next      time.Time
 	perMinute int
 }
 
 // dial tries a dial at now.
-func (p *pacer) dial(now time.Time) bool {
+func (p *fakePacer) dial(now time.Time) bool {
 	ok, next := Pace(p.next, now, p.perMinute)
 	if !ok && !next.Equal(p.next) {
 		panic("a refused dial moved nextDialAt")
@@ -22,7 +22,7 @@ func (p *pacer) dial(now time.Time) bool {
 }
 
 // burst is how many dials succeed at once at now.
-func (p *pacer) burst(now time.Time) int {
+func (p *fakePacer) burst(now time.Time) int {
 	n := 0
 	for p.dial(now) {
 		n++
@@ -31,8 +31,8 @@ func (p *pacer) burst(now time.Time) int {
 }
 
 func TestPaceSixtyAMinute(t *testing.T) {
-	p := &pacer{perMinute: 60}
-	now := t0
+	p := &fakePacer{perMinute: 60}
+	now := rulesT0
 	if n := p.burst(now); n != 1 {
 		t.Fatalf("first burst %d, want 1", n)
 	}
@@ -56,8 +56,8 @@ func TestPaceSixtyAMinute(t *testing.T) {
 }
 
 func TestPaceSixThousandAMinute(t *testing.T) {
-	p := &pacer{perMinute: 6000}
-	now := t0
+	p := &fakePacer{perMinute: 6000}
+	now := rulesT0
 	if n := p.burst(now); n != 100 {
 		t.Fatalf("first burst %d, want 100", n)
 	}
@@ -78,15 +78,15 @@ func TestPaceSixThousandAMinute(t *testing.T) {
 
 func TestPaceSlowAndOdd(t *testing.T) {
 	// 1 a minute: 1, then nothing for 59.999 s.
-	p := &pacer{perMinute: 1}
-	if p.burst(t0) != 1 || p.dial(t0.Add(time.Minute-time.Millisecond)) || !p.dial(t0.Add(time.Minute)) {
+	p := &fakePacer{perMinute: 1}
+	if p.burst(rulesT0) != 1 || p.dial(rulesT0.Add(time.Minute-time.Millisecond)) || !p.dial(rulesT0.Add(time.Minute)) {
 		t.Error("1 a minute")
 	}
 	// 90 a minute: one second's worth rounds down to 1; 90 in a minute.
-	p = &pacer{perMinute: 90}
+	p = &fakePacer{perMinute: 90}
 	dials := 0
 	for ms := 0; ms < 60_000; ms += 10 {
-		if p.dial(t0.Add(time.Duration(ms) * time.Millisecond)) {
+		if p.dial(rulesT0.Add(time.Duration(ms) * time.Millisecond)) {
 			dials++
 		}
 	}
@@ -94,12 +94,12 @@ func TestPaceSlowAndOdd(t *testing.T) {
 		t.Errorf("90 a minute: %d dials", dials)
 	}
 	// 120 a minute allows 2 at once.
-	p = &pacer{perMinute: 120}
-	if n := p.burst(t0); n != 2 {
+	p = &fakePacer{perMinute: 120}
+	if n := p.burst(rulesT0); n != 2 {
 		t.Errorf("120 a minute: burst %d", n)
 	}
 	// A nonsensical rate is paced as 1 a minute, not divided by zero.
-	if ok, next := Pace(time.Time{}, t0, 0); !ok || !next.Equal(t0.Add(time.Minute)) {
+	if ok, next := Pace(time.Time{}, rulesT0, 0); !ok || !next.Equal(rulesT0.Add(time.Minute)) {
 		t.Errorf("rate 0: %v %s", ok, next)
 	}
 }

@@ -47,10 +47,15 @@ func RetryOutcome(callStatus string, hangupCause *string) string {
 // to be dialed again no sooner than ended + delaySeconds.
 func Next(cfg model.CampaignConfig, r model.CampaignRecipient, callStatus string, hangupCause *string, ended time.Time) (status string, next *time.Time) {
 	outcome := RetryOutcome(callStatus, hangupCause)
+	retry := outcome != "" && slices.Contains(cfg.Retry.RetryOn, outcome) && r.Attempts < cfg.Retry.MaxAttempts
 	switch {
-	case outcome == "":
+	case retry:
+	case outcome == "", callStatus == model.CallCompleted:
+		// A voicemail not to be tried again ends as its call did: a
+		// COMPLETED call (the agent may have left a message) completes
+		// its recipient.
 		return model.RecipientCompleted, nil
-	case !slices.Contains(cfg.Retry.RetryOn, outcome) || r.Attempts >= cfg.Retry.MaxAttempts:
+	default:
 		return model.RecipientFailed, nil
 	}
 	at := ended.Add(time.Duration(cfg.Retry.DelaySeconds) * time.Second)

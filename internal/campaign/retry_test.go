@@ -34,7 +34,7 @@ func TestRetryOutcome(t *testing.T) {
 }
 
 func TestNext(t *testing.T) {
-	cfg := New("org", t0).Config
+	cfg := New("org", rulesT0).Config
 	cfg.Retry = model.CampaignRetry{MaxAttempts: 3, DelaySeconds: 600, RetryOn: []string{"NO_ANSWER", "BUSY", "VOICEMAIL"}}
 	ended := time.Date(2026, 6, 10, 15, 0, 0, 0, time.UTC)
 	later := ended.Add(10 * time.Minute)
@@ -49,7 +49,8 @@ func TestNext(t *testing.T) {
 		{"FAILED", "NO_ANSWER", 1, model.RecipientPending, &later},
 		{"FAILED", "BUSY", 2, model.RecipientPending, &later},
 		{"COMPLETED", "VOICEMAIL_DETECTED", 1, model.RecipientPending, &later},
-		{"FAILED", "NO_ANSWER", 3, model.RecipientFailed, nil}, // attempts reached maxAttempts
+		{"COMPLETED", "VOICEMAIL_DETECTED", 3, model.RecipientCompleted, nil}, // no attempt left: as its call ended
+		{"FAILED", "NO_ANSWER", 3, model.RecipientFailed, nil},                // attempts reached maxAttempts
 		{"FAILED", "BUSY", 4, model.RecipientFailed, nil},
 		{"FAILED", "SIP_ERROR", 1, model.RecipientFailed, nil}, // FAILED is not in retryOn
 		{"CANCELED", "", 1, model.RecipientFailed, nil},
@@ -61,7 +62,7 @@ func TestNext(t *testing.T) {
 		}
 	}
 	// The default: one attempt, nothing retried.
-	if status, next := Next(New("org", t0).Config, model.CampaignRecipient{Attempts: 1}, "FAILED", new("NO_ANSWER"), ended); status != model.RecipientFailed || next != nil {
+	if status, next := Next(New("org", rulesT0).Config, model.CampaignRecipient{Attempts: 1}, "FAILED", new("NO_ANSWER"), ended); status != model.RecipientFailed || next != nil {
 		t.Errorf("default retry: %s %v", status, next)
 	}
 	// A delay of 0 retries at once; FAILED retried when asked.

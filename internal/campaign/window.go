@@ -7,31 +7,31 @@ import (
 	"github.com/parley-voice/parley/internal/model"
 )
 
-// lookAhead is how far NextOpen looks: a week of windows, and a day more
+// windowLookAhead is how far NextOpen looks: a week of windows, and a day more
 // for a recipient whose window opens just after this time next week.
-const lookAhead = 8 * 24 * time.Hour
+const windowLookAhead = 8 * 24 * time.Hour
 
-// span is a calling window ready to test: its days as weekdays, start and
+// clockSpan is a calling window ready to test: its days as weekdays, start and
 // end in minutes after midnight, local time.
-type span struct {
+type clockSpan struct {
 	days       [7]bool // by time.Weekday
 	start, end int
 }
 
-// spans reads the windows as the model keeps them (checked by Apply); one
+// clockSpans reads the windows as the model keeps them (checked by Apply); one
 // that does not parse has no time in it.
-func spans(windows []model.CallingWindow) []span {
-	out := make([]span, 0, len(windows))
+func clockSpans(windows []model.CallingWindow) []clockSpan {
+	out := make([]clockSpan, 0, len(windows))
 	for _, w := range windows {
 		start, ok1 := parseClock(w.Start)
 		end, ok2 := parseClock(w.End)
 		if !ok1 || !ok2 || start >= end {
 			continue
 		}
-		var s span
+		var s clockSpan
 		s.start, s.end = start, end
 		for _, d := range w.Days {
-			if i := slices.Index(weekdays, d); i >= 0 {
+			if i := slices.Index(windowDays, d); i >= 0 {
 				s.days[i] = true
 			}
 		}
@@ -40,14 +40,14 @@ func spans(windows []model.CallingWindow) []span {
 	return out
 }
 
-// inside reports whether the local time of t in loc falls in one of the
+// insideSpans reports whether the local time of t in loc falls in one of the
 // spans. Local time is the wall clock, so a 09:00 window opens at 09:00 on
 // the days clocks change too.
-func inside(spans []span, loc *time.Location, t time.Time) bool {
+func insideSpans(ss []clockSpan, loc *time.Location, t time.Time) bool {
 	lt := t.In(loc)
 	h, m, _ := lt.Clock()
 	minute, day := h*60+m, lt.Weekday()
-	for _, s := range spans {
+	for _, s := range ss {
 		if s.days[day] && s.start <= minute && minute < s.end {
 			return true
 		}
@@ -55,9 +55,9 @@ func inside(spans []span, loc *time.Location, t time.Time) bool {
 	return false
 }
 
-func insideAll(spans []span, zones []*time.Location, t time.Time) bool {
+func insideEveryZone(ss []clockSpan, zones []*time.Location, t time.Time) bool {
 	for _, loc := range zones {
-		if !inside(spans, loc, t) {
+		if !insideSpans(ss, loc, t) {
 			return false
 		}
 	}
@@ -79,7 +79,7 @@ func Open(windows []model.CallingWindow, zones []*time.Location, t time.Time) bo
 	if len(windows) == 0 {
 		return true
 	}
-	return insideAll(spans(windows), orUTC(zones), t)
+	return insideEveryZone(clockSpans(windows), orUTC(zones), t)
 }
 
 // NextOpen is the earliest instant ≥ t at which Open holds, looking at most
@@ -98,12 +98,12 @@ func NextOpen(windows []model.CallingWindow, zones []*time.Location, t time.Time
 	if len(windows) == 0 {
 		return t, true
 	}
-	ss := spans(windows)
+	ss := clockSpans(windows)
 	zones = orUTC(zones)
-	if insideAll(ss, zones, t) {
+	if insideEveryZone(ss, zones, t) {
 		return t, true
 	}
-	limit := t.Add(lookAhead)
+	limit := t.Add(windowLookAhead)
 	var candidates []time.Time
 	add := func(c time.Time) {
 		if c.After(t) && !c.After(limit) {
@@ -135,7 +135,7 @@ func NextOpen(windows []model.CallingWindow, zones []*time.Location, t time.Time
 	}
 	slices.SortFunc(candidates, func(a, b time.Time) int { return a.Compare(b) })
 	for _, c := range candidates {
-		if insideAll(ss, zones, c) {
+		if insideEveryZone(ss, zones, c) {
 			return c, true
 		}
 	}

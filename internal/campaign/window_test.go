@@ -1,13 +1,14 @@
 package campaign
 
 import (
+	"github.com/nyaruka/phonenumbers"
 	"testing"
 	"time"
 
 	"github.com/parley-voice/parley/internal/model"
 )
 
-func zone(t *testing.T, name string) *time.Location {
+func testZone(t *testing.T, name string) *time.Location {
 	t.Helper()
 	loc, err := time.LoadLocation(name)
 	if err != nil {
@@ -16,24 +17,24 @@ func zone(t *testing.T, name string) *time.Location {
 	return loc
 }
 
-var everyDay = []string{"mon", "tue", "wed", "thu", "fri", "sat", "sun"}
+var allWeek = []string{"mon", "tue", "wed", "thu", "fri", "sat", "sun"}
 
-func win(start, end string, days ...string) model.CallingWindow {
+func testWindow(start, end string, days ...string) model.CallingWindow {
 	if len(days) == 0 {
-		days = everyDay
+		days = allWeek
 	}
 	return model.CallingWindow{Days: days, Start: start, End: end}
 }
 
 func TestOpenInEachZone(t *testing.T) {
-	business := []model.CallingWindow{win("09:00", "17:00", "mon", "tue", "wed", "thu", "fri")}
+	business := []model.CallingWindow{testWindow("09:00", "17:00", "mon", "tue", "wed", "thu", "fri")}
 	// Wednesday 2026-06-10 (northern summer: New York UTC−4, Los Angeles
 	// UTC−7, London UTC+1; Tokyo UTC+9 and Kolkata UTC+5:30 all year).
 	day := func(h, m int) time.Time { return time.Date(2026, 6, 10, h, m, 0, 0, time.UTC) }
 	for _, c := range []struct {
-		zone string
-		at   time.Time
-		open bool
+		testZone string
+		at       time.Time
+		open     bool
 	}{
 		{"America/New_York", day(12, 59), false},
 		{"America/New_York", day(13, 0), true}, // 09:00 EDT
@@ -55,8 +56,8 @@ func TestOpenInEachZone(t *testing.T) {
 		{"America/Los_Angeles", time.Date(2026, 6, 12, 23, 30, 0, 0, time.UTC), true}, // fri 16:30 PDT
 		{"America/Los_Angeles", time.Date(2026, 6, 13, 17, 0, 0, 0, time.UTC), false}, // sat 10:00 PDT
 	} {
-		if got := Open(business, []*time.Location{zone(t, c.zone)}, c.at); got != c.open {
-			t.Errorf("%s at %s: open = %v, want %v", c.zone, c.at.Format(time.RFC3339), got, c.open)
+		if got := Open(business, []*time.Location{testZone(t, c.testZone)}, c.at); got != c.open {
+			t.Errorf("%s at %s: open = %v, want %v", c.testZone, c.at.Format(time.RFC3339), got, c.open)
 		}
 	}
 }
@@ -69,7 +70,7 @@ func TestOpenWithoutWindowsOrZones(t *testing.T) {
 	if next, ok := NextOpen(nil, nil, at); !ok || !next.Equal(at) {
 		t.Errorf("no windows: next %v %v", next, ok)
 	}
-	w := []model.CallingWindow{win("09:00", "17:00")}
+	w := []model.CallingWindow{testWindow("09:00", "17:00")}
 	if Open(w, nil, at) || !Open(w, nil, at.Add(6*time.Hour)) {
 		t.Error("no zones is not UTC")
 	}
@@ -77,11 +78,11 @@ func TestOpenWithoutWindowsOrZones(t *testing.T) {
 
 func TestWeekendWindows(t *testing.T) {
 	ws := []model.CallingWindow{
-		win("09:00", "12:00", "sat"),
-		win("13:00", "24:00", "sun"),
-		win("18:00", "20:00", "mon", "tue", "wed", "thu", "fri"),
+		testWindow("09:00", "12:00", "sat"),
+		testWindow("13:00", "24:00", "sun"),
+		testWindow("18:00", "20:00", "mon", "tue", "wed", "thu", "fri"),
 	}
-	la := []*time.Location{zone(t, "America/Los_Angeles")}
+	la := []*time.Location{testZone(t, "America/Los_Angeles")}
 	pdt := func(d, h, m int) time.Time { return time.Date(2026, 6, d, h, m, 0, 0, la[0]) }
 	for _, c := range []struct {
 		from, want time.Time
@@ -102,9 +103,9 @@ func TestWeekendWindows(t *testing.T) {
 
 // A 09:00–17:00 window opens at 09:00 local on the days clocks change.
 func TestNextOpenAcrossDST(t *testing.T) {
-	ny := zone(t, "America/New_York")
+	ny := testZone(t, "America/New_York")
 	zones := []*time.Location{ny}
-	business := []model.CallingWindow{win("09:00", "17:00")}
+	business := []model.CallingWindow{testWindow("09:00", "17:00")}
 	for _, c := range []struct {
 		name       string
 		from, want time.Time
@@ -135,14 +136,14 @@ func TestNextOpenAcrossDST(t *testing.T) {
 
 	// A window starting at 02:30, a time that does not exist on the day
 	// clocks spring forward, opens when the clock jumps to 03:00.
-	early := []model.CallingWindow{win("02:30", "04:00")}
+	early := []model.CallingWindow{testWindow("02:30", "04:00")}
 	got, ok := NextOpen(early, zones, time.Date(2026, 3, 8, 0, 0, 0, 0, ny))
 	if want := time.Date(2026, 3, 8, 7, 0, 0, 0, time.UTC); !ok || !got.Equal(want) { // 03:00 EDT
 		t.Errorf("02:30 on the spring day: next %s, want %s", got.In(ny), want.In(ny))
 	}
 	// A window starting at 01:30, a time that happens twice when clocks
 	// fall back, opens at the first.
-	night := []model.CallingWindow{win("01:30", "01:45")}
+	night := []model.CallingWindow{testWindow("01:30", "01:45")}
 	got, ok = NextOpen(night, zones, time.Date(2026, 11, 1, 0, 0, 0, 0, ny))
 	if want := time.Date(2026, 11, 1, 5, 30, 0, 0, time.UTC); !ok || !got.Equal(want) { // 01:30 EDT
 		t.Errorf("01:30 on the fall day: next %s, want %s", got, want)
@@ -154,7 +155,7 @@ func TestNextOpenAcrossDST(t *testing.T) {
 	}
 	// A window that the repeated hour enters again (01:00–01:59): open
 	// from the instant clocks fall back.
-	got, ok = NextOpen([]model.CallingWindow{win("01:00", "01:59")}, zones, time.Date(2026, 11, 1, 5, 59, 0, 0, time.UTC))
+	got, ok = NextOpen([]model.CallingWindow{testWindow("01:00", "01:59")}, zones, time.Date(2026, 11, 1, 5, 59, 0, 0, time.UTC))
 	if want := time.Date(2026, 11, 1, 6, 0, 0, 0, time.UTC); !ok || !got.Equal(want) { // 01:00 EST
 		t.Errorf("repeated hour: next %s, want %s", got, want)
 	}
@@ -162,8 +163,8 @@ func TestNextOpenAcrossDST(t *testing.T) {
 
 // Several zones: the window must hold in all of them at once.
 func TestNextOpenSeveralZones(t *testing.T) {
-	ws := []model.CallingWindow{win("09:00", "17:00")}
-	ny, la := zone(t, "America/New_York"), zone(t, "America/Los_Angeles")
+	ws := []model.CallingWindow{testWindow("09:00", "17:00")}
+	ny, la := testZone(t, "America/New_York"), testZone(t, "America/Los_Angeles")
 	from := time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC) // 08:00 EDT, 05:00 PDT
 	got, ok := NextOpen(ws, []*time.Location{ny, la}, from)
 	if want := time.Date(2026, 6, 10, 16, 0, 0, 0, time.UTC); !ok || !got.Equal(want) { // 12:00 EDT, 09:00 PDT
@@ -173,7 +174,7 @@ func TestNextOpenSeveralZones(t *testing.T) {
 		t.Error("the shared window is not 09:00–14:00 PDT")
 	}
 	// Tokyo and Los Angeles never share 09:00–17:00.
-	if got, ok := NextOpen(ws, []*time.Location{zone(t, "Asia/Tokyo"), la}, from); ok {
+	if got, ok := NextOpen(ws, []*time.Location{testZone(t, "Asia/Tokyo"), la}, from); ok {
 		t.Errorf("Tokyo and Los Angeles: next %s", got)
 	}
 	// After today's window, tomorrow's; a window once a week is found a
@@ -181,7 +182,7 @@ func TestNextOpenSeveralZones(t *testing.T) {
 	if got, ok := NextOpen(ws, []*time.Location{time.UTC}, time.Date(2026, 6, 10, 17, 0, 0, 0, time.UTC)); !ok || !got.Equal(time.Date(2026, 6, 11, 9, 0, 0, 0, time.UTC)) {
 		t.Errorf("next day: %s %v", got, ok)
 	}
-	monthly := []model.CallingWindow{win("09:00", "17:00", "mon")}
+	monthly := []model.CallingWindow{testWindow("09:00", "17:00", "mon")}
 	if _, ok := NextOpen(monthly, []*time.Location{time.UTC}, time.Date(2026, 6, 8, 17, 0, 0, 0, time.UTC)); !ok {
 		t.Error("next monday (7 days less 8 hours ahead) not found")
 	}
@@ -192,20 +193,20 @@ func TestNextOpenSeveralZones(t *testing.T) {
 // 2026 in several zones.
 func TestNextOpenAgreesWithOpen(t *testing.T) {
 	zones := [][]*time.Location{
-		{zone(t, "America/New_York")},
-		{zone(t, "Europe/London"), zone(t, "America/New_York")},
-		{zone(t, "Australia/Lord_Howe")}, // clocks change by 30 minutes
-		{zone(t, "Asia/Kolkata"), zone(t, "Europe/Berlin")},
-		{zone(t, "Asia/Tokyo"), zone(t, "America/Los_Angeles")},
+		{testZone(t, "America/New_York")},
+		{testZone(t, "Europe/London"), testZone(t, "America/New_York")},
+		{testZone(t, "Australia/Lord_Howe")}, // clocks change by 30 minutes
+		{testZone(t, "Asia/Kolkata"), testZone(t, "Europe/Berlin")},
+		{testZone(t, "Asia/Tokyo"), testZone(t, "America/Los_Angeles")},
 	}
 	windows := [][]model.CallingWindow{
-		{win("09:00", "17:00", "mon", "tue", "wed", "thu", "fri")},
-		{win("01:30", "02:15"), win("13:00", "24:00", "sun")},
-		{win("00:00", "00:30", "sat", "sun"), win("02:00", "03:00")},
-		{win("02:30", "03:30")}, // clocks springing forward jump into it
+		{testWindow("09:00", "17:00", "mon", "tue", "wed", "thu", "fri")},
+		{testWindow("01:30", "02:15"), testWindow("13:00", "24:00", "sun")},
+		{testWindow("00:00", "00:30", "sat", "sun"), testWindow("02:00", "03:00")},
+		{testWindow("02:30", "03:30")}, // clocks springing forward jump into it
 	}
-	const span = 3 * 24 * 60 // minutes of starting points
-	const ahead = int(lookAhead / time.Minute)
+	const clockSpan = 3 * 24 * 60 // minutes of starting points
+	const ahead = int(windowLookAhead / time.Minute)
 	for _, start := range []time.Time{
 		time.Date(2026, 3, 6, 0, 0, 0, 0, time.UTC),   // United States spring forward
 		time.Date(2026, 3, 27, 0, 0, 0, 0, time.UTC),  // Europe's, Lord Howe's fall back
@@ -214,11 +215,11 @@ func TestNextOpenAgreesWithOpen(t *testing.T) {
 		for _, z := range zones {
 			for _, w := range windows {
 				// open[i]: Open at start + i minutes.
-				open := make([]bool, span+ahead+1)
+				open := make([]bool, clockSpan+ahead+1)
 				for i := range open {
 					open[i] = Open(w, z, start.Add(time.Duration(i)*time.Minute))
 				}
-				for i := 0; i < span; i += 37 {
+				for i := 0; i < clockSpan; i += 37 {
 					at := start.Add(time.Duration(i) * time.Minute)
 					want := -1
 					for j := i; j <= i+ahead; j++ {
@@ -240,9 +241,18 @@ func TestNextOpenAgreesWithOpen(t *testing.T) {
 	}
 }
 
-func BenchmarkNextOpenTollFree(b *testing.B) {
-	zones := Zones(model.CampaignRecipient{ToNumber: "+18005550100"}, "UTC")
-	ws := []model.CallingWindow{win("08:00", "21:00")}
+// BenchmarkNextOpenManyZones looks for a window in the 42 zones the data
+// gives a US toll-free number (the worst a number's zones can be).
+func BenchmarkNextOpenManyZones(b *testing.B) {
+	num, _ := phonenumbers.Parse("+18005550100", "")
+	names, _ := phonenumbers.GetTimezonesForNumber(num)
+	var zones []*time.Location
+	for _, n := range names {
+		if loc := loadZone(n); loc != nil {
+			zones = append(zones, loc)
+		}
+	}
+	ws := []model.CallingWindow{testWindow("08:00", "21:00")}
 	at := time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC)
 	for b.Loop() {
 		NextOpen(ws, zones, at)

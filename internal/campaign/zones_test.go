@@ -45,33 +45,38 @@ func TestZones(t *testing.T) {
 	}
 }
 
-// A US toll-free number may ring anywhere the North American plan reaches,
-// from Guam to Pago Pago: a window must hold in every one of its zones.
-func TestZonesOfATollFreeNumber(t *testing.T) {
-	zones := Zones(model.CampaignRecipient{ToNumber: "+18005550100"}, "UTC")
-	names := zoneNames(zones)
-	for _, want := range []string{"America/New_York", "America/Chicago", "America/Los_Angeles", "Pacific/Honolulu", "America/St_Johns"} {
-		if !slices.Contains(names, want) {
-			t.Errorf("zones %v lack %s", names, want)
+// A number whose place cannot be told goes by the campaign's zone: the
+// data gives a US toll-free number, or an unknown area code, all 42 zones
+// of the North American plan, in which 09:00–17:00 never holds at once.
+func TestZonesOfNumbersThatCannotBePlaced(t *testing.T) {
+	for _, n := range []string{"+18005550100", "+18885550100", "+19995550100"} {
+		if got := zoneNames(Zones(model.CampaignRecipient{ToNumber: n}, "America/Chicago")); !slices.Equal(got, []string{"America/Chicago"}) {
+			t.Errorf("%s: zones %v, want the campaign's", n, got)
 		}
 	}
-	// 09:00–17:00 every day never holds from Newfoundland to Guam at once.
-	ws := []model.CallingWindow{win("09:00", "17:00")}
-	at := time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC)
-	if next, ok := NextOpen(ws, zones, at); ok {
-		t.Errorf("a business-hours window opens at %s in every zone", next)
+}
+
+// An area code that spans a zone line is called only while the window is
+// open on both sides of it: Idaho's 208 is in Boise's zone and Los
+// Angeles', so 09:00–17:00 opens at 09:00 Pacific (10:00 Mountain) and
+// closes at 17:00 Mountain (16:00 Pacific).
+func TestWindowOverAnAreaCodeSpanningZones(t *testing.T) {
+	zones := Zones(model.CampaignRecipient{ToNumber: "+12085550100"}, "UTC")
+	if got := zoneNames(zones); !slices.Equal(got, []string{"America/Boise", "America/Los_Angeles"}) {
+		t.Fatalf("zones %v", got)
 	}
-	// 08:00–21:00 does, late in the day in Newfoundland (UTC−2:30 in
-	// summer), early in the morning in Guam (UTC+10).
-	wide := []model.CallingWindow{win("08:00", "21:00")}
-	next, ok := NextOpen(wide, zones, at)
-	if !ok || !Open(wide, zones, next) {
-		t.Fatalf("8–21: next %s %v", next, ok)
+	ws := []model.CallingWindow{testWindow("09:00", "17:00")}
+	la, _ := time.LoadLocation("America/Los_Angeles")
+	at := time.Date(2026, 6, 10, 8, 30, 0, 0, la)
+	next, ok := NextOpen(ws, zones, at)
+	if want := time.Date(2026, 6, 10, 9, 0, 0, 0, la); !ok || !next.Equal(want) {
+		t.Errorf("opens at %s, want %s", next, want)
 	}
-	for _, z := range zones {
-		if h := next.In(z).Hour(); h < 8 || h >= 21 {
-			t.Errorf("opens at %s in %s", next.In(z).Format("15:04"), z)
-		}
+	if Open(ws, zones, time.Date(2026, 6, 10, 16, 30, 0, 0, la)) {
+		t.Error("open at 16:30 Pacific, 17:30 Mountain")
+	}
+	if !Open(ws, zones, time.Date(2026, 6, 10, 15, 59, 0, 0, la)) {
+		t.Error("closed at 15:59 Pacific, 16:59 Mountain")
 	}
 }
 
