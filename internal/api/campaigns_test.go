@@ -96,7 +96,7 @@ func TestCampaignCreateReadUpdateDelete(t *testing.T) {
 				t.Errorf("%s = %v, want %v", k, c[k], v)
 			}
 		}
-		if len(c) != len(want)+3 { // id, createdAt, updatedAt
+		if len(c) != len(want)+3 || c["createdAt"] != c["updatedAt"] { // id, createdAt, updatedAt
 			t.Errorf("campaign has %d keys: %v", len(c), c)
 		}
 		id := c["id"].(string)
