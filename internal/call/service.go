@@ -3,12 +3,14 @@ package call
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/parley-voice/parley/internal/invalid"
 	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/opt"
 	"github.com/parley-voice/parley/internal/store"
+	"github.com/parley-voice/parley/internal/suppression"
 )
 
 // MaxCallerIDNameLen is the longest callerIdName, in characters.
@@ -57,36 +59,61 @@ type Service struct {
 // agent's name and trunk, the merged variables, and the prompt and first
 // message rendered from them. The call is not stored; the queue places it.
 // An agent that does not exist in the organization, or is disabled, is a
-// validation error naming agentId.
+// validation error naming agentId; a toNumber the organization suppresses
+// (its do-not-call list) is a conflict.
 func (s *Service) NewOutbound(ctx context.Context, orgID string, in Input) (model.Call, error) {
 	var l invalid.List
 	in.check(&l)
-	var a model.Agent
-	if !l.Has("agentId") {
-		var err error
-		a, err = store.Read(ctx, s.Store, func(tx store.Tx) (model.Agent, error) { return tx.GetAgent(ctx, orgID, in.AgentID.V) })
-		switch {
-		case errors.Is(err, store.ErrNotFound):
-			l.Add("agentId", "names no agent in this organization")
-		case err != nil:
-			return model.Call{}, err
-		case a.Status != model.AgentActive:
-			l.Add("agentId", "names a disabled agent")
+	var (
+		a          model.Agent
+		suppressed bool
+	)
+	err := s.Store.View(ctx, func(tx store.Tx) error {
+		if !l.Has("agentId") {
+			var err error
+			a, err = tx.GetAgent(ctx, orgID, in.AgentID.V)
+			switch {
+			case errors.Is(err, store.ErrNotFound):
+				l.Add("agentId", "names no agent in this organization")
+			case err != nil:
+				return err
+			case a.Status != model.AgentActive:
+				l.Add("agentId", "names a disabled agent")
+			}
 		}
+		if !l.Has("toNumber") {
+			var err error
+			suppressed, err = suppression.IsSuppressed(ctx, tx, orgID, in.ToNumber.V)
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return model.Call{}, err
 	}
 	if err := l.Err(); err != nil {
 		return model.Call{}, err
 	}
-	now := model.Now()
-	vars := Merge(a.Config.DefaultVariables,
-		SystemVariables(a, model.Outbound, in.FromNumber.V, in.ToNumber.V, now), in.Variables.V)
+	if suppressed {
+		return model.Call{}, &invalid.Conflict{Message: fmt.Sprintf(
+			"toNumber %s is on the organization's do-not-call list (suppressions); nothing was placed", in.ToNumber.V)}
+	}
+	return Outbound(a, in.FromNumber.V, in.ToNumber.V, in.Variables.V, in.CallerIDName.Ptr()), nil
+}
+
+// Outbound builds the outbound call of agent a (read, and found active,
+// by the caller) from from to to: the agent's name and trunk, its default
+// variables merged with the system ones and vars, and the prompt and first
+// message rendered from them. The call is not stored; the queue places it.
+func Outbound(a model.Agent, from, to string, vars map[string]any, callerIDName *string) model.Call {
 	c := model.Call{
-		ID: model.NewID(), OrgID: orgID, AgentID: a.ID, AgentName: a.Name, AgentCallerIDName: in.CallerIDName.Ptr(),
-		SIPTrunkID: a.SIPTrunkID, Direction: model.Outbound, FromNumber: in.FromNumber.V, ToNumber: in.ToNumber.V,
-		Variables: vars, Transcript: []map[string]any{}, Metrics: map[string]any{},
+		ID: model.NewID(), OrgID: a.OrgID, AgentID: a.ID, AgentName: a.Name, AgentCallerIDName: callerIDName,
+		SIPTrunkID: a.SIPTrunkID, Direction: model.Outbound, FromNumber: from, ToNumber: to,
+		Variables:  Merge(a.Config.DefaultVariables, SystemVariables(a, model.Outbound, from, to, model.Now()), vars),
+		Transcript: []map[string]any{}, Metrics: map[string]any{},
 	}
 	render(&c, a)
-	return c, nil
+	return c
 }
 
 // NewInbound is the record of an inbound call to agent a, from and to as
