@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -94,7 +96,7 @@ func TestCampaignCreateReadUpdateDelete(t *testing.T) {
 				t.Errorf("%s = %v, want %v", k, c[k], v)
 			}
 		}
-		if len(c) != len(want)+3 { // id, createdAt, updatedAt
+		if len(c) != len(want)+3 || c["createdAt"] != c["updatedAt"] { // id, createdAt, updatedAt
 			t.Errorf("campaign has %d keys: %v", len(c), c)
 		}
 		id := c["id"].(string)
@@ -704,4 +706,110 @@ func TestContractCampaignShapes(t *testing.T) {
 	if visit("Campaign", drifted) == nil {
 		t.Error("Campaign accepts status COMPLETED")
 	}
+}
+
+// Concurrent writers to one campaign or one number are decided one after
+// the other: one cancel wins, overlapping uploads store each number once,
+// and racing suppressions of a number make one entry.
+func TestCampaignConcurrentWriters(t *testing.T) {
+	onEngines(t, func(t *testing.T, e *env) {
+		const n = 8
+		agent := e.createAgent(nil)["id"].(string)
+		id := e.newCampaign(agent, nil)["id"].(string)
+		path := "/v1/campaigns/" + id
+		var wg sync.WaitGroup
+		results := make([]response, n)
+		for i := range n {
+			wg.Go(func() {
+				recipients := make([]any, 50)
+				for j := range recipients {
+					recipients[j] = map[string]any{"toNumber": fmt.Sprintf("+1415555%04d", i*10+j)}
+				}
+				results[i] = e.do("POST", path+"/recipients", map[string]any{"recipients": recipients})
+			})
+		}
+		wg.Wait()
+		var sumAdded, sumDup int
+		for _, r := range results {
+			if r.Status != http.StatusCreated {
+				t.Fatalf("upload = %d %s", r.Status, r.Body)
+			}
+			d := r.Data(t)
+			sumAdded += int(d["added"].(float64))
+			sumDup += int(d["duplicates"].(float64))
+		}
+		distinct := (n-1)*10 + 50
+		if sumAdded != distinct || sumDup != n*50-distinct || e.total(id) != distinct {
+			t.Errorf("added %d, duplicates %d, total %d; want %d, %d, %d", sumAdded, sumDup, e.total(id), distinct, n*50-distinct, distinct)
+		}
+
+		e.must(http.StatusOK, "POST", path+"/start", nil)
+		for i := range n {
+			wg.Go(func() { results[i] = e.do("POST", path+"/cancel", nil) })
+		}
+		wg.Wait()
+		won := 0
+		for _, r := range results {
+			switch r.Status {
+			case http.StatusOK:
+				won++
+			case http.StatusConflict:
+			default:
+				t.Errorf("cancel = %d %s", r.Status, r.Body)
+			}
+		}
+		if c := e.counts(id); won != 1 || c["canceled"] != float64(distinct) || c["pending"] != 0.0 {
+			t.Errorf("%d cancels won; counts %v", won, c)
+		}
+
+		for i := range n {
+			wg.Go(func() { results[i] = e.do("POST", "/v1/suppressions", map[string]any{"number": "+14155550199"}) })
+		}
+		wg.Wait()
+		created, ids := 0, map[any]bool{}
+		for _, r := range results {
+			if r.Status == http.StatusCreated {
+				created++
+			} else if r.Status != http.StatusOK {
+				t.Errorf("suppression = %d %s", r.Status, r.Body)
+				continue
+			}
+			ids[r.Data(t)["id"]] = true
+		}
+		if created != 1 || len(ids) != 1 {
+			t.Errorf("%d created, %d ids", created, len(ids))
+		}
+	})
+}
+
+// The dispatcher is woken when there may be work: a start, a resume,
+// recipients added to a campaign; not by reads, edits or a pause.
+func TestCampaignWakesTheDispatcher(t *testing.T) {
+	e := newEnv(t)
+	var wakes atomic.Int32
+	e.server.Campaigns.Wake = func() { wakes.Add(1) }
+	expect := func(want int32, what string) {
+		t.Helper()
+		if got := wakes.Swap(0); got != want {
+			t.Errorf("%s woke the dispatcher %d times, want %d", what, got, want)
+		}
+	}
+	agent := e.createAgent(nil)["id"].(string)
+	id := e.newCampaign(agent, nil)["id"].(string)
+	path := "/v1/campaigns/" + id
+	e.must(http.StatusOK, "PATCH", path, map[string]any{"name": "x"})
+	expect(0, "create and patch")
+	e.must(http.StatusCreated, "POST", path+"/recipients", map[string]any{"recipients": []any{map[string]any{"toNumber": "+14155550101"}}})
+	expect(1, "an upload")
+	e.must(http.StatusCreated, "POST", path+"/recipients", map[string]any{"recipients": []any{map[string]any{"toNumber": "+14155550101"}}})
+	expect(0, "an upload of duplicates only")
+	e.must(http.StatusOK, "POST", path+"/start", nil)
+	expect(1, "start")
+	e.must(http.StatusOK, "POST", path+"/pause", nil)
+	e.must(http.StatusOK, "GET", path, nil)
+	expect(0, "pause and get")
+	e.must(http.StatusOK, "POST", path+"/resume", nil)
+	expect(1, "resume")
+	e.must(http.StatusConflict, "POST", path+"/resume", nil)
+	expect(0, "a refused resume")
 }

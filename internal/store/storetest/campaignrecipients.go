@@ -2,6 +2,8 @@ package storetest
 
 import (
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -321,6 +323,53 @@ var recipientTests = []test{
 		if err := b.writeErr(func(tx store.Tx) error { _, err := tx.ChangeRecipient(b.ctx, &done, &bogus); return err }); err == nil {
 			t.Fatal("an unknown status was written")
 		}
+	}},
+	{"ConcurrentChanges", func(t *testing.T, b *bundle) {
+		// Servers dialing the same recipient at once: one dial lands. Dials
+		// of different recipients all land, and the counts add up.
+		c := newCampaign(t, b, b.org.ID)
+		rs := make([]model.CampaignRecipient, 12)
+		for i := range rs {
+			rs[i] = recipient(fmt.Sprintf("+155500020%02d", i))
+		}
+		addRecipients(t, b, c, rs...)
+		dial := func(r model.CampaignRecipient) (bool, string) {
+			after := r
+			after.Status, after.Attempts, after.CallIDs = model.RecipientInProgress, 1, []string{model.NewID()}
+			var ok bool
+			err := b.st.Update(b.ctx, func(tx store.Tx) (err error) {
+				ok, err = tx.ChangeRecipient(b.ctx, &r, &after)
+				return err
+			})
+			if err != nil {
+				t.Error(err)
+			}
+			return ok, after.CallIDs[0]
+		}
+		var wg sync.WaitGroup
+		var landed atomic.Int32
+		var winner atomic.Value
+		for i := range 16 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r := rs[0]
+				if i >= 8 {
+					r = rs[i-7] // recipients 1..8, one dial each
+				}
+				ok, call := dial(r)
+				if ok && r.ID == rs[0].ID {
+					landed.Add(1)
+					winner.Store(call)
+				}
+			}()
+		}
+		wg.Wait()
+		if n := landed.Load(); n != 1 {
+			t.Fatalf("%d of 8 concurrent dials of one recipient landed, want 1", n)
+		}
+		wantEqual(t, []string{winner.Load().(string)}, getRecipient(t, b, rs[0]).CallIDs)
+		wantCounts(t, b, c, model.CampaignCounts{Total: 12, Pending: 3, InProgress: 9})
 	}},
 	{"Due", func(t *testing.T, b *bundle) {
 		c := newCampaign(t, b, b.org.ID)
