@@ -48,10 +48,20 @@ func (d *Dispatcher) dial(ctx context.Context, c model.Campaign, now time.Time) 
 		d.halt(ctx, c, "its agent is disabled")
 		return
 	}
+	// The pace as the campaign stood at the pass's start (its nextDialAt
+	// only moves forward, so this allows at least what the gate will): no
+	// dial is tried only to be refused and undone, and a campaign without
+	// windows reads no more due recipients than it may dial (at 1,000 a
+	// minute a pass dials about 16, not a page of 250).
+	free = paced(c, now, free)
+	page := duePage
+	if len(c.Config.CallingWindows) == 0 {
+		page = min(duePage, free)
+	}
 	dialed, parked := 0, 0
 	for dialed < free && parked < maxParksPerPass {
 		due, err := store.Read(ctx, d.Store, func(tx store.Tx) ([]model.CampaignRecipient, error) {
-			return tx.DueCampaignRecipients(ctx, c.OrgID, c.ID, now, duePage)
+			return tx.DueCampaignRecipients(ctx, c.OrgID, c.ID, now, page)
 		})
 		if err != nil {
 			d.logErr(ctx, "list due recipients", err, "campaign_id", c.ID)
@@ -107,10 +117,23 @@ func (d *Dispatcher) dial(ctx context.Context, c model.Campaign, now time.Time) 
 			d.Metrics.parked.Add(float64(len(parks)))
 			progress = true
 		}
-		if stop || !progress || len(due) < duePage {
+		if stop || !progress || len(due) < page {
 			return
 		}
 	}
+}
+
+// paced is how many of n dials c's pace allows at now.
+func paced(c model.Campaign, now time.Time, n int) int {
+	next := c.NextDialAt
+	for i := range n {
+		ok, after := Pace(next, now, c.Config.CallsPerMinute)
+		if !ok {
+			return i
+		}
+		next = after
+	}
+	return n
 }
 
 // place places one recipient's call, its recipient moved to in_progress
