@@ -17,6 +17,10 @@ type Organization struct {
 	UpdatedAt     time.Time
 }
 
+// DefaultInboundReservePercent is an organization's InboundReservePercent
+// unless it says otherwise.
+const DefaultInboundReservePercent = 20
+
 // APIKey authenticates requests for one organization. Only a hash of the
 // secret is stored; Prefix is a short, non-secret part kept for display.
 type APIKey struct {

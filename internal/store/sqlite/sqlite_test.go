@@ -124,15 +124,15 @@ func TestKnowledgeMigration(t *testing.T) {
 	if _, err := p.UpTo(ctx, 2); err != nil {
 		t.Fatal(err)
 	}
-	org := model.Organization{Name: "o"}
-	kb := model.KnowledgeBase{Name: "kb"}
-	err = s.Update(ctx, func(tx store.Tx) error {
-		if err := tx.CreateOrg(ctx, &org); err != nil {
-			return err
-		}
-		kb.OrgID = org.ID
-		return tx.CreateKnowledgeBase(ctx, &kb)
-	})
+	// The organization is written as the schema of 00002 has it: the
+	// store's CreateOrg writes today's columns.
+	org := model.Organization{ID: model.NewID(), Name: "o", CreatedAt: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)}
+	if _, err := s.DB().ExecContext(ctx, `INSERT INTO organizations (id, name, concurrency_limit, created_at, updated_at)
+		VALUES (?, 'o', 10, ?, ?)`, org.ID, sqlstore.FormatTime(org.CreatedAt), sqlstore.FormatTime(org.CreatedAt)); err != nil {
+		t.Fatal(err)
+	}
+	kb := model.KnowledgeBase{Name: "kb", OrgID: org.ID}
+	err = s.Update(ctx, func(tx store.Tx) error { return tx.CreateKnowledgeBase(ctx, &kb) })
 	if err != nil {
 		t.Fatal(err)
 	}

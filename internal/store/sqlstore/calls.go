@@ -65,17 +65,19 @@ var callFields = []callField{
 	{"updated_at", false, func(c *model.Call) any { return timeDest{&c.UpdatedAt} }, func(t *tx, c *model.Call, _ callDocs) any { return t.time(c.UpdatedAt) }},
 	{"reserves_line", false, func(c *model.Call) any { return &c.ReservesLine }, func(_ *tx, c *model.Call, _ callDocs) any { return c.ReservesLine }},
 	{"loopback_caller_id", false, func(c *model.Call) any { return &c.LoopbackCallerID }, func(_ *tx, c *model.Call, _ callDocs) any { return c.LoopbackCallerID }},
+	{"campaign_id", false, func(c *model.Call) any { return &c.CampaignID }, func(_ *tx, c *model.Call, _ callDocs) any { return c.CampaignID }},
 }
 
 // createdOnly reports whether UpdateCall and ChangeCall leave a column
-// alone: the keys and created_at never change; the transcript changes only
-// through AppendTranscript (so a status change never overwrites entries
-// appended meanwhile), and reserves_line only through ReleaseReservedLine
+// alone: the keys, created_at and the campaign that placed the call never
+// change; the transcript changes only through AppendTranscript (so a
+// status change never overwrites entries appended meanwhile), and
+// reserves_line only through ReleaseReservedLine
 // (a writer that read the call before the release must not bring the
 // reservation back: the live count would hold a line nobody uses).
 func createdOnly(column string) bool {
 	switch column {
-	case "id", "org_id", "created_at", "transcript", "reserves_line":
+	case "id", "org_id", "created_at", "campaign_id", "transcript", "reserves_line":
 		return true
 	}
 	return false
@@ -156,7 +158,8 @@ func callWrite(c *model.Call, create bool) (callDocs, error) {
 	if !uuids(c.ID, c.OrgID, c.AgentID) {
 		return callDocs{}, notFound("call %s: organization %s, agent %s", c.ID, c.OrgID, c.AgentID)
 	}
-	for name, id := range map[string]*string{"sip trunk": c.SIPTrunkID, "dialed agent": c.DialedAgentID, "loopback caller": c.LoopbackCallerID} {
+	for name, id := range map[string]*string{"sip trunk": c.SIPTrunkID, "dialed agent": c.DialedAgentID,
+		"loopback caller": c.LoopbackCallerID, "campaign": c.CampaignID} {
 		if id != nil && !uuids(*id) {
 			return callDocs{}, notFound("call %s: %s %s", c.ID, name, *id)
 		}
@@ -439,6 +442,13 @@ func (t *tx) ListCalls(ctx context.Context, orgID string, f store.CallFilter) ([
 		}
 		where += " AND c.sip_trunk_id = ?"
 		args = append(args, f.SIPTrunkID)
+	}
+	if f.CampaignID != "" {
+		if !uuids(f.CampaignID) {
+			return none()
+		}
+		where += " AND c.campaign_id = ?"
+		args = append(args, f.CampaignID)
 	}
 	if f.FromNumber != "" {
 		where += " AND c.from_number = ?"
