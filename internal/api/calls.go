@@ -78,6 +78,7 @@ func (s *Server) listCalls(w http.ResponseWriter, r *http.Request) {
 		AgentID:     q.uuid("agentId"),
 		FolderID:    q.folder("folderId"),
 		SIPTrunkID:  q.uuid("sipTrunkId"),
+		CampaignID:  q.uuid("campaignId"),
 		FromNumber:  q.e164("fromNumber"),
 		ToNumber:    q.e164("toNumber"),
 		CreatedFrom: q.time("createdFrom"),

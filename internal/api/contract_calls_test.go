@@ -21,11 +21,11 @@ func fullCall() model.Call {
 	t1, t2, t3 := t0.Add(time.Second), t0.Add(3*time.Second), t0.Add(63*time.Second)
 	s := func(v string) *string { return &v }
 	d := 60
-	trunk := model.NewID()
+	trunk, campaign := model.NewID(), model.NewID()
 	return model.Call{
 		ID: model.NewID(), OrgID: model.NewID(), AgentID: model.NewID(), AgentName: "Support",
 		AgentCallerIDName: s("Acme"), SIPTrunkID: &trunk, Direction: model.Inbound, Status: model.CallCompleted,
-		FromNumber: "+14155550100", ToNumber: "+14155550101",
+		FromNumber: "+14155550100", ToNumber: "+14155550101", CampaignID: &campaign,
 		Variables:    map[string]any{"direction": "inbound", "customer": map[string]any{"name": "Ada"}},
 		RecordingURL: s("https://parley.example.com/v1/calls/x/recording"), HangupCause: s(call.CauseUserEnded),
 		ErrorMessage: s("none"),

@@ -11,6 +11,7 @@ type organizationJSON struct {
 	ID               string    `json:"id"`
 	Name             string    `json:"name"`
 	ConcurrencyLimit int       `json:"concurrencyLimit"`
+	InboundReserve   int       `json:"inboundReservePercent"`
 	WebhookSigning   bool      `json:"webhookSigningEnabled"`
 	CreatedAt        timestamp `json:"createdAt"`
 	UpdatedAt        timestamp `json:"updatedAt"`
@@ -18,7 +19,7 @@ type organizationJSON struct {
 
 func presentOrg(o model.Organization) organizationJSON {
 	return organizationJSON{
-		ID: o.ID, Name: o.Name, ConcurrencyLimit: o.ConcurrencyLimit, WebhookSigning: len(o.WebhookSecret) > 0,
+		ID: o.ID, Name: o.Name, ConcurrencyLimit: o.ConcurrencyLimit, InboundReserve: o.InboundReservePercent, WebhookSigning: len(o.WebhookSecret) > 0,
 		CreatedAt: ts(o.CreatedAt), UpdatedAt: ts(o.UpdatedAt),
 	}
 }

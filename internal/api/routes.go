@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/parley-voice/parley/internal/call"
+	"github.com/parley-voice/parley/internal/campaign"
 	"github.com/parley-voice/parley/internal/eval"
 )
 
@@ -113,6 +114,22 @@ func (s *Server) routes() []route {
 		h("GET /v1/test-suites/{id}/runs/{runId}", s.getTestRun),
 		h("POST /v1/test-suites/{id}/runs/{runId}/cancel", s.cancelTestRun),
 		h("POST /v1/test-suites/{id}/generate-tests", s.generateTests),
+
+		h("POST /v1/campaigns", createHandler(s.Campaigns.Create, campaign.NewRecord)),
+		list("GET /v1/campaigns", s.listCampaigns),
+		h("GET /v1/campaigns/{id}", getHandler(uuidPath, s.Campaigns.Get, campaign.NewRecord)),
+		h("PATCH /v1/campaigns/{id}", updateHandler(s.Campaigns.Update, campaign.NewRecord)),
+		h("DELETE /v1/campaigns/{id}", deleteHandler(uuidPath, s.Campaigns.Delete)),
+		{pattern: "POST /v1/campaigns/{id}/recipients", handler: http.HandlerFunc(s.addRecipients), bodyLimit: maxRecipientsBody},
+		list("GET /v1/campaigns/{id}/recipients", s.listRecipients),
+		h("POST /v1/campaigns/{id}/start", actionHandler(s.Campaigns.Start, campaign.NewRecord)),
+		h("POST /v1/campaigns/{id}/pause", actionHandler(s.Campaigns.Pause, campaign.NewRecord)),
+		h("POST /v1/campaigns/{id}/resume", actionHandler(s.Campaigns.Resume, campaign.NewRecord)),
+		h("POST /v1/campaigns/{id}/cancel", actionHandler(s.Campaigns.Cancel, campaign.NewRecord)),
+
+		h("POST /v1/suppressions", s.createSuppression),
+		list("GET /v1/suppressions", s.listSuppressions),
+		h("DELETE /v1/suppressions/{id}", deleteHandler(uuidPath, s.Suppressions.Delete)),
 
 		h("POST /v1/messages", s.sendMessage),
 		list("GET /v1/messages", s.listMessages),

@@ -18,6 +18,7 @@ type Record struct {
 	Status                string           `json:"status"`
 	FromNumber            string           `json:"fromNumber"`
 	ToNumber              string           `json:"toNumber"`
+	CampaignID            *string          `json:"campaignId"`
 	AgentCallerIDName     *string          `json:"agentCallerIdName"`
 	RecordingURL          *string          `json:"recordingUrl"`
 	HangupCause           *string          `json:"hangupCause"`
@@ -43,6 +44,7 @@ func NewRecord(c model.Call, minimal bool) Record {
 	r := Record{
 		ID: c.ID, OrganizationID: c.OrgID, AgentID: c.AgentID, AgentName: c.AgentName, SIPTrunkID: c.SIPTrunkID,
 		Direction: c.Direction, Status: c.Status, FromNumber: c.FromNumber, ToNumber: c.ToNumber,
+		CampaignID:        c.CampaignID,
 		AgentCallerIDName: c.AgentCallerIDName, RecordingURL: c.RecordingURL, HangupCause: c.HangupCause,
 		ErrorMessage: c.ErrorMessage, InitiatedAt: model.TimestampPtr(c.InitiatedAt), StartedAt: model.TimestampPtr(c.StartedAt),
 		EndedAt: model.TimestampPtr(c.EndedAt), DurationSeconds: c.DurationSeconds,

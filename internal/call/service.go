@@ -3,12 +3,14 @@ package call
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/parley-voice/parley/internal/invalid"
 	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/opt"
 	"github.com/parley-voice/parley/internal/store"
+	"github.com/parley-voice/parley/internal/suppression"
 )
 
 // MaxCallerIDNameLen is the longest callerIdName, in characters.
@@ -57,25 +59,44 @@ type Service struct {
 // agent's name and trunk, the merged variables, and the prompt and first
 // message rendered from them. The call is not stored; the queue places it.
 // An agent that does not exist in the organization, or is disabled, is a
-// validation error naming agentId.
+// validation error naming agentId; a toNumber the organization suppresses
+// (its do-not-call list) is a conflict.
 func (s *Service) NewOutbound(ctx context.Context, orgID string, in Input) (model.Call, error) {
 	var l invalid.List
 	in.check(&l)
-	var a model.Agent
-	if !l.Has("agentId") {
-		var err error
-		a, err = store.Read(ctx, s.Store, func(tx store.Tx) (model.Agent, error) { return tx.GetAgent(ctx, orgID, in.AgentID.V) })
-		switch {
-		case errors.Is(err, store.ErrNotFound):
-			l.Add("agentId", "names no agent in this organization")
-		case err != nil:
-			return model.Call{}, err
-		case a.Status != model.AgentActive:
-			l.Add("agentId", "names a disabled agent")
+	var (
+		a          model.Agent
+		suppressed bool
+	)
+	err := s.Store.View(ctx, func(tx store.Tx) error {
+		if !l.Has("agentId") {
+			var err error
+			a, err = tx.GetAgent(ctx, orgID, in.AgentID.V)
+			switch {
+			case errors.Is(err, store.ErrNotFound):
+				l.Add("agentId", "names no agent in this organization")
+			case err != nil:
+				return err
+			case a.Status != model.AgentActive:
+				l.Add("agentId", "names a disabled agent")
+			}
 		}
+		if !l.Has("toNumber") {
+			var err error
+			suppressed, err = suppression.IsSuppressed(ctx, tx, orgID, in.ToNumber.V)
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return model.Call{}, err
 	}
 	if err := l.Err(); err != nil {
 		return model.Call{}, err
+	}
+	if suppressed {
+		return model.Call{}, &invalid.Conflict{Message: fmt.Sprintf(
+			"toNumber %s is on the organization's do-not-call list (suppressions); nothing was placed", in.ToNumber.V)}
 	}
 	now := model.Now()
 	vars := Merge(a.Config.DefaultVariables,

@@ -11,6 +11,7 @@ import (
 	"github.com/parley-voice/parley/internal/agent"
 	"github.com/parley-voice/parley/internal/call"
 	"github.com/parley-voice/parley/internal/callqueue"
+	"github.com/parley-voice/parley/internal/campaign"
 	"github.com/parley-voice/parley/internal/eval"
 	"github.com/parley-voice/parley/internal/folder"
 	"github.com/parley-voice/parley/internal/knowledge"
@@ -22,6 +23,7 @@ import (
 	"github.com/parley-voice/parley/internal/siptrunk"
 	"github.com/parley-voice/parley/internal/sms"
 	"github.com/parley-voice/parley/internal/store"
+	"github.com/parley-voice/parley/internal/suppression"
 )
 
 // Services are the domain services the interfaces answer from.
@@ -37,6 +39,10 @@ type Services struct {
 	Calls                *call.Service
 	Messages             *sms.Messages
 	TestSuites           *eval.Service
+	// Campaigns keeps calling lists; its Wake is set by the caller that
+	// runs the dispatcher.
+	Campaigns    *campaign.Service
+	Suppressions *suppression.Service
 	// Queue places, cancels and runs calls.
 	Queue *callqueue.Queue
 	// Recordings serves call recordings (nil: none kept).
@@ -70,5 +76,7 @@ func New(st store.Store, box *secret.Box, defaultConcurrencyLimit int) Services 
 		Calls:                &call.Service{Store: st},
 		Messages:             &sms.Messages{Store: st, Box: box},
 		TestSuites:           &eval.Service{Store: st, Runner: &eval.Runner{Store: st}},
+		Campaigns:            &campaign.Service{Store: st},
+		Suppressions:         &suppression.Service{Store: st},
 	}
 }

@@ -26,6 +26,10 @@ const (
 	DefaultOrgName      = "default"
 	MaxNameLen          = 128
 	MaxConcurrencyLimit = 10000
+	// DefaultInboundReservePercent is a new organization's
+	// inboundReservePercent: the share of lines campaigns leave free.
+	DefaultInboundReservePercent = 20
+	MaxInboundReservePercent     = 90
 )
 
 // ErrUnauthorized: the key is missing, unknown or revoked.
@@ -103,7 +107,8 @@ func (s *Service) EnsureOrg(ctx context.Context, tx store.Tx, name string) (mode
 
 func (s *Service) createOrg(ctx context.Context, tx store.Tx, name string) (model.Organization, error) {
 	now := model.Now()
-	o := model.Organization{ID: model.NewID(), Name: name, ConcurrencyLimit: s.DefaultConcurrencyLimit, CreatedAt: now, UpdatedAt: now}
+	o := model.Organization{ID: model.NewID(), Name: name, ConcurrencyLimit: s.DefaultConcurrencyLimit,
+		InboundReservePercent: DefaultInboundReservePercent, CreatedAt: now, UpdatedAt: now}
 	return o, tx.CreateOrg(ctx, &o)
 }
 
@@ -171,6 +176,9 @@ func (s *Service) Get(ctx context.Context, orgID string) (model.Organization, er
 type Input struct {
 	Name             opt.Field[string] `json:"name"`
 	ConcurrencyLimit opt.Field[int]    `json:"concurrencyLimit"`
+	// InboundReservePercent is the share of concurrencyLimit campaigns
+	// leave free for inbound and API calls (campaign.Lines).
+	InboundReservePercent opt.Field[int] `json:"inboundReservePercent"`
 }
 
 // Update applies a partial update. A name another organization has is a conflict.
@@ -188,6 +196,12 @@ func (s *Service) Update(ctx context.Context, orgID string, in Input) (model.Org
 	case in.ConcurrencyLimit.Present() && (in.ConcurrencyLimit.V < 1 || in.ConcurrencyLimit.V > MaxConcurrencyLimit):
 		l.Add("concurrencyLimit", "must be between 1 and %d", MaxConcurrencyLimit)
 	}
+	switch {
+	case in.InboundReservePercent.Null:
+		l.Add("inboundReservePercent", "must not be null")
+	case in.InboundReservePercent.Present() && (in.InboundReservePercent.V < 0 || in.InboundReservePercent.V > MaxInboundReservePercent):
+		l.Add("inboundReservePercent", "must be between 0 and %d", MaxInboundReservePercent)
+	}
 	if err := l.Err(); err != nil {
 		return model.Organization{}, err
 	}
@@ -201,6 +215,9 @@ func (s *Service) Update(ctx context.Context, orgID string, in Input) (model.Org
 		}
 		if in.ConcurrencyLimit.Present() {
 			o.ConcurrencyLimit = in.ConcurrencyLimit.V
+		}
+		if in.InboundReservePercent.Present() {
+			o.InboundReservePercent = in.InboundReservePercent.V
 		}
 		o.UpdatedAt = model.Now()
 		err = tx.UpdateOrg(ctx, &o)
