@@ -20,7 +20,7 @@ import (
 // The campaign the process tests run: 200 numbers at a carrier (sipp's
 // uas_by_number) whose callees answer and hang up after half a second
 // (last digit 0-3), are busy (4-6) or ring until the server gives up
-// (7-9, --ring-timeout 1s); busy and unanswered numbers are tried twice, a
+// (7-9, --ring-timeout 500ms); busy and unanswered numbers are tried twice, a
 // second apart. The organization has 10 lines and keeps 20 % of them for
 // inbound calls, so the campaign dials on 8.
 const (
@@ -31,10 +31,10 @@ const (
 )
 
 // campaignArgs are the serve flags of a campaign run beside each server's
-// own SIP address and RTP ports: rings end after 1 s, leases and drains
+// own SIP address and RTP ports: rings end after half a second, leases and drains
 // are short as in the other crash tests, and the test's polling is not
 // rate limited.
-var campaignArgs = []string{"--dialer", "sip", "--ring-timeout", "1s", "--call-lease", "3s", "--call-drain", "200ms", "--rate-limit", "0"}
+var campaignArgs = []string{"--dialer", "sip", "--ring-timeout", "500ms", "--call-lease", "3s", "--call-drain", "200ms", "--rate-limit", "0"}
 
 // campaignRun is a campaign set up on a server, its carrier and its
 // webhook receiver.
@@ -152,6 +152,7 @@ func (r *campaignRun) check(s *server, lostCause string) {
 		}
 		if cause == lostCause {
 			lost++
+			t.Logf("%s: lost on attempt %d; the carrier saw %d calls", n, tries, len(r.carrier.Dialed()[n]))
 			want[n] = tries - 1 // the lost call may not have reached the carrier
 			if st != "failed" {
 				t.Errorf("%s: lost call (%s) left it %s", n, cause, st)
@@ -363,7 +364,7 @@ func TestCampaignSurvivesSIGKILL(t *testing.T) {
 		t.Fatalf("the inbound call during the campaign: %v", err)
 	}
 
-	eventually(t, "a third of the list done", func() bool { return r.finished(s) >= recipients/3 })
+	eventually(t, "a third of the list done, calls live", func() bool { return r.finished(s) >= recipients/3 && r.live(s) >= campLines/2 })
 	before := r.finished(s)
 	s.kill()
 	killed := time.Now()
@@ -409,7 +410,9 @@ func TestCampaignSharedByTwoServers(t *testing.T) {
 	carrier := siptest.UAS(t, "uas_by_number", siptest.Options{Calls: 1000, Limit: 1000, Timeout: 3 * time.Minute, Keys: map[string]string{"hold": "500"}})
 	r := setUpCampaign(t, servers["a"], key, carrier)
 
-	eventually(t, "a third of the list done", func() bool { return r.finished(servers["b"]) >= recipients/3 })
+	eventually(t, "a third of the list done, calls live", func() bool {
+		return r.finished(servers["b"]) >= recipients/3 && r.live(servers["b"]) >= campLines/2
+	})
 	// The server placing the campaign's calls holds its dispatch: kill it.
 	placed := func(s *server) float64 {
 		return scrape(t, "http://"+s.addr+"/metrics")[`parley_campaign_dials_total{result="placed"}`]
