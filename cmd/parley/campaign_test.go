@@ -194,20 +194,17 @@ func (r *campaignRun) check(s *server, lostCause string) {
 		}
 	}
 	t.Logf("recipients %v, %d lost (%s), %d attempts, at most %d live", tally, lost, lostCause, attempts, r.maxLive)
-	if lost > campLines {
-		t.Errorf("%d calls lost, more than the %d lines the campaign had", lost, campLines)
+	if lost == 0 || lost > campLines {
+		t.Errorf("%d calls lost, want 1 to the %d lines the campaign had (it was killed with calls live)", lost, campLines)
 	}
 	if r.maxLive > campLines {
 		t.Errorf("%d of the campaign's calls were live at once, more than the %d lines left to campaigns", r.maxLive, campLines)
 	}
-	total := func(k string) int { return int(counts[k].(float64)) }
-	if total("total") != recipients || total("pending") != 0 || total("inProgress") != 0 ||
-		total("completed")+total("failed")+total("suppressed")+total("expired")+total("canceled") != recipients ||
-		total("completed") != tally["completed"] || total("failed") != tally["failed"] || tally["completed"]+tally["failed"] != recipients {
+	n := func(k string) int { return int(counts[k].(float64)) }
+	if n("total") != recipients || n("pending")+n("inProgress") != 0 ||
+		n("completed")+n("failed")+n("suppressed")+n("expired")+n("canceled") != recipients ||
+		n("completed") != tally["completed"] || n("failed") != tally["failed"] {
 		t.Errorf("counts %v, recipients %v", counts, tally)
-	}
-	if total("completed") < recipients*4/10-lost {
-		t.Errorf("%d completed, want at least %d (every 0-3 number not lost)", total("completed"), recipients*4/10-lost)
 	}
 
 	// The carrier's side: no number got more calls than its attempts (and
@@ -383,8 +380,11 @@ func TestCampaignSurvivesSIGKILL(t *testing.T) {
 		t.Fatalf("the inbound call during the campaign: %v", err)
 	}
 
-	eventually(t, "a third of the list done, calls live", func() bool { return r.finished(s) >= recipients/3 && r.live(s) >= campLines/2 })
-	before := r.finished(s)
+	var before int
+	eventually(t, "a third of the list done, calls live", func() bool {
+		before = r.finished(s)
+		return before >= recipients/3 && r.live(s) >= campLines/2
+	})
 	s.kill()
 	killed := time.Now()
 
@@ -400,7 +400,7 @@ func TestCampaignSurvivesSIGKILL(t *testing.T) {
 			in = append(in, c)
 		}
 	}
-	if len(in) != 1 || in[0]["toNumber"] != "+14155559999" || in[0]["agentId"] != desk["id"] || in[0]["startedAt"] == nil {
+	if len(in) != 1 || in[0]["toNumber"] != "+14155559999" || in[0]["agentId"] != desk["id"] || in[0]["startedAt"] == nil || in[0]["status"] != "COMPLETED" {
 		t.Errorf("inbound calls %v, want the one answered by the front desk", in)
 	}
 }
@@ -429,8 +429,10 @@ func TestCampaignSharedByTwoServers(t *testing.T) {
 	carrier := siptest.UAS(t, "uas_by_number", siptest.Options{Calls: 1000, Limit: 1000, Timeout: 3 * time.Minute, Keys: map[string]string{"hold": "500"}})
 	r := setUpCampaign(t, servers["a"], key, carrier)
 
+	var before int
 	eventually(t, "a third of the list done, calls live", func() bool {
-		return r.finished(servers["b"]) >= recipients/3 && r.live(servers["b"]) >= campLines/2
+		before = r.finished(servers["b"])
+		return before >= recipients/3 && r.live(servers["b"]) >= campLines/2
 	})
 	// The server placing the campaign's calls holds its dispatch: kill it.
 	placed := func(s *server) float64 {
@@ -440,15 +442,15 @@ func TestCampaignSharedByTwoServers(t *testing.T) {
 	if placed(survivor) > placed(holder) {
 		holder, survivor = survivor, holder
 	}
-	before := r.finished(survivor)
+	placedBefore := placed(survivor)
 	holder.kill()
 	killed := time.Now()
 
 	r.waitCompleted(survivor)
 	t.Logf("killed the holder at %d of %d final, %v in; completed %v later, %v in all",
 		before, recipients, killed.Sub(start).Round(time.Second), time.Since(killed).Round(time.Second), time.Since(start).Round(time.Second))
-	if placed(survivor) == 0 {
-		t.Error("the survivor placed no call: it never took the dispatch over")
+	if placed(survivor) == placedBefore {
+		t.Error("the survivor placed no call after the kill: it never took the dispatch over")
 	}
 	r.check(survivor, "LEASE_EXPIRED")
 }
