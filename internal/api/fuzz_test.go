@@ -27,12 +27,15 @@ func FuzzCreateBodies(f *testing.F) {
 		agent := b.createAgent(map[string]any{"messagingConnectionId": b.conn["id"]})["id"].(string)
 		kb := b.create("/v1/knowledge-bases", map[string]any{"name": "KB"})["id"].(string)
 		folder := b.create("/v1/folders", map[string]any{"name": "F"})["id"].(string)
+		campaign := b.newCampaign(agent, nil)["id"].(string)
 		targets = append(targets, target{engine: name, bench: b, agent: []byte(agent), kb: []byte(kb), routes: []string{
 			"POST /v1/agents", "PATCH /v1/agents/" + agent, "POST /v1/agents/" + agent + "/custom-tools",
 			"POST /v1/calls", "POST /v1/messages", "POST /v1/folders", "PATCH /v1/folders/" + folder,
 			"POST /v1/sip-trunks", "POST /v1/phone-numbers", "POST /v1/messaging-connections",
 			"POST /v1/knowledge-bases", "POST /v1/knowledge-bases/" + kb + "/sources",
 			"POST /v1/knowledge-bases/" + kb + "/query", "POST /v1/agents/batch-get", "PATCH /v1/organization",
+			"POST /v1/campaigns", "PATCH /v1/campaigns/" + campaign, "POST /v1/campaigns/" + campaign + "/recipients",
+			"POST /v1/suppressions",
 		}})
 	}
 	for i, body := range []string{ // one per route, in order
@@ -50,7 +53,11 @@ func FuzzCreateBodies(f *testing.F) {
 		"{\"sourceType\":\"text\",\"displayName\":\"D\",\"content\":\"Hours: 9 to 5.\xff\"}",
 		`{"query":"hours","chunks":3,"similarityThreshold":0.5}`,
 		`{"ids":["AGENT"],"minimal":true}`,
-		`{"name":"Acme","concurrencyLimit":5}`,
+		`{"name":"Acme","concurrencyLimit":5,"inboundReservePercent":20}`,
+		`{"name":"C","agentId":"AGENT","fromNumbers":["+14155550100"],"callingWindows":[{"days":["mon"],"start":"09:00","end":"17:00"}],"retry":{"maxAttempts":2,"retryOn":["BUSY"]}}`,
+		`{"startAt":"2026-12-01T09:00:00Z","endAt":"2026-12-01T08:00:00Z","maxConcurrency":null,"variables":{"k":[1,{"a":null}]}}`,
+		`{"recipients":[{"toNumber":"+14155550101","variables":{"n":"Ada"},"timezone":"America/Chicago"},{"toNumber":"+14155550101"}]}`,
+		`{"number":"+14155550101","reason":"asked"}`,
 	} {
 		f.Add(uint8(i), []byte(body))
 	}

@@ -22,12 +22,17 @@ func TestTenantIsolation(t *testing.T) {
 	number := e.create("/v1/phone-numbers", map[string]any{"e164": "+14155550142", "agentId": agent["id"]})
 	placed := e.create("/v1/calls", map[string]any{"agentId": agent["id"], "toNumber": "+14155550177", "fromNumber": "+14155550142"})
 	before := e.must(http.StatusOK, "GET", "/v1/agents/"+agent["id"].(string), nil).Body
+	campaign := e.newCampaign(agent["id"].(string), nil)
+	e.must(http.StatusCreated, "POST", "/v1/campaigns/"+campaign["id"].(string)+"/recipients", map[string]any{"recipients": []any{map[string]any{"toNumber": "+14155550179"}}})
+	suppressed := e.create("/v1/suppressions", map[string]any{"number": "+14155550180"})
+	campaignBefore := e.must(http.StatusOK, "GET", "/v1/campaigns/"+campaign["id"].(string), nil).Body
 
 	ids := map[string]string{
 		"/v1/agents/{id}": agent["id"].(string), "/v1/folders/{id}": folder["id"].(string),
 		"/v1/sip-trunks/{id}": trunk["id"].(string), "/v1/phone-numbers/{id}": number["id"].(string),
 		"/v1/messaging-connections/{id}": conn["id"].(string), "/v1/knowledge-bases/{id}": kb["id"].(string),
 		"/v1/calls/{id}": placed["id"].(string), "/v1/messages/{id}": msg["id"].(string),
+		"/v1/campaigns/{id}": campaign["id"].(string), "/v1/suppressions/{id}": suppressed["id"].(string),
 	}
 	// A plausible body per route, so a 404 cannot come from validation.
 	bodies := map[string]any{
@@ -45,6 +50,8 @@ func TestTenantIsolation(t *testing.T) {
 		"GET /v1/agents/{id}/custom-tools":             nil,
 		"POST /v1/knowledge-bases/{id}/sources":        map[string]any{"sourceType": "text", "displayName": "x", "content": "y"},
 		"POST /v1/knowledge-bases/{id}/query":          map[string]any{"query": "refunds"},
+		"PATCH /v1/campaigns/{id}":                     map[string]any{"name": "stolen"},
+		"POST /v1/campaigns/{id}/recipients":           map[string]any{"recipients": []any{map[string]any{"toNumber": "+14155550181"}}},
 	}
 	checked := 0
 	for _, rt := range e.server.routes() {
@@ -77,7 +84,8 @@ func TestTenantIsolation(t *testing.T) {
 		t.Errorf("only %d routes with ids checked", checked)
 	}
 	// Lists and batch-get show nothing of acme's.
-	for _, path := range []string{"/v1/calls", "/v1/agents", "/v1/folders", "/v1/sip-trunks", "/v1/phone-numbers", "/v1/messaging-connections", "/v1/knowledge-bases"} {
+	for _, path := range []string{"/v1/calls", "/v1/agents", "/v1/folders", "/v1/sip-trunks", "/v1/phone-numbers", "/v1/messaging-connections", "/v1/knowledge-bases",
+		"/v1/campaigns", "/v1/suppressions", "/v1/campaigns?agentId=" + agent["id"].(string), "/v1/calls?campaignId=" + campaign["id"].(string)} {
 		r := e.request("GET", path, nil, e.otherKey)
 		if r.Status != http.StatusOK || len(r.List(t)) != 0 || r.JSON(t)["total"] != float64(0) {
 			t.Errorf("globex GET %s = %d %s", path, r.Status, r.Body)
@@ -103,6 +111,23 @@ func TestTenantIsolation(t *testing.T) {
 	}
 	if countAgents(e) != 1 {
 		t.Error("acme's agent count changed")
+	}
+	if after := e.must(http.StatusOK, "GET", "/v1/campaigns/"+campaign["id"].(string), nil).Body; string(after) != string(campaignBefore) {
+		t.Errorf("acme's campaign changed:\n%s\n%s", campaignBefore, after)
+	}
+	if n := len(e.must(http.StatusOK, "GET", "/v1/campaigns/"+campaign["id"].(string)+"/recipients", nil).List(t)); n != 1 {
+		t.Errorf("acme's campaign has %d recipients", n)
+	}
+	if n := len(e.must(http.StatusOK, "GET", "/v1/suppressions", nil).List(t)); n != 1 {
+		t.Errorf("acme has %d suppressions", n)
+	}
+	// globex's own list is its own: acme's suppression does not stop its calls,
+	// nor does its campaign take acme's agent.
+	if r := e.request("POST", "/v1/suppressions", map[string]any{"number": "+14155550180"}, e.otherKey); r.Status != http.StatusCreated {
+		t.Errorf("globex suppressing the same number = %d %s", r.Status, r.Body)
+	}
+	if r := e.request("POST", "/v1/campaigns", campaignBody(agent["id"].(string), nil), e.otherKey); r.Status != http.StatusBadRequest || !sameSet(r.ErrorFields(t), []string{"agentId"}) {
+		t.Errorf("globex campaign with acme's agent = %d %s", r.Status, r.Body)
 	}
 	if c := e.must(http.StatusOK, "GET", "/v1/calls/"+placed["id"].(string), nil).Data(t); c["status"] == "CANCELED" {
 		t.Error("globex canceled acme's call")

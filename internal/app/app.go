@@ -20,6 +20,7 @@ import (
 	"github.com/parley-voice/parley/internal/call"
 	"github.com/parley-voice/parley/internal/call/simdial"
 	"github.com/parley-voice/parley/internal/callqueue"
+	"github.com/parley-voice/parley/internal/campaign"
 	"github.com/parley-voice/parley/internal/domain"
 	"github.com/parley-voice/parley/internal/eval"
 	"github.com/parley-voice/parley/internal/knowledge"
@@ -49,10 +50,12 @@ type App struct {
 	Accounts *account.Service
 	API      *api.Server
 	// Web is the dashboard; HTTP serves it beside the API.
-	Web      *web.Server
-	HTTP     http.Handler
-	Queue    *callqueue.Queue
-	Webhooks *webhook.Sender
+	Web   *web.Server
+	HTTP  http.Handler
+	Queue *callqueue.Queue
+	// Campaigns dials running campaigns through Queue.
+	Campaigns *campaign.Dispatcher
+	Webhooks  *webhook.Sender
 	// Knowledge indexes sources in the background; Close waits for it.
 	Knowledge *knowledge.Service
 	// Messages answers inbound texts in the background; Close waits for it.
@@ -186,6 +189,11 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 		Node: nodeID(c), ReclaimAllOnStart: c.DatabaseURL == "",
 		LeaseTTL: c.CallLease, Drain: c.CallDrain, Writes: writes, Logger: log, Metrics: callqueue.NewMetrics(reg),
 	})
+	dispatcher := &campaign.Dispatcher{
+		Store: st, Calls: services.Queue, Webhooks: hooks, Secret: services.Orgs.WebhookSecret,
+		Node: nodeID(c), Hold: c.CallLease, Logger: log, Metrics: campaign.NewMetrics(reg),
+	}
+	services.Campaigns.Wake = dispatcher.Wake
 	runner := services.TestSuites.Runner
 	runner.Chats, runner.Webhooks, runner.Secret = engine, hooks, services.Orgs.WebhookSecret
 	runner.Judge = eval.Judge{LLM: engine.LLM, Model: c.LLMModel}
@@ -246,7 +254,7 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 	door := httpHandler(server, dashboard)
 	return &App{Config: c, Store: st, Orgs: services.Orgs, Accounts: services.Accounts, Knowledge: services.KnowledgeBases, Messages: services.Messages, API: server, Queue: services.Queue, Webhooks: hooks,
 		Web: dashboard, HTTP: door, door: door,
-		TestRuns: runner, UA: ua, Phone: phone, Registrations: keeper, Engine: engine, Log: log}, nil
+		TestRuns: runner, Campaigns: dispatcher, UA: ua, Phone: phone, Registrations: keeper, Engine: engine, Log: log}, nil
 }
 
 // newPhone builds the SIP user agent and the phone over it, whose calls

@@ -92,6 +92,16 @@ func serve(ctx context.Context, c Config, log *slog.Logger, stderr io.Writer) er
 		close(runsDone)
 	}()
 	defer func() { stopCalls(); <-runsDone }()
+	// Campaigns dial through the queue, and stop dialing as soon as
+	// shutdown starts, before the queue stops admitting.
+	dialing, stopDialing := context.WithCancel(context.WithoutCancel(ctx))
+	dialingDone := make(chan struct{})
+	go func() {
+		a.Campaigns.Run(dialing)
+		close(dialingDone)
+	}()
+	stopCampaigns := func() { stopDialing(); <-dialingDone }
+	defer stopCampaigns()
 	stopSIP := func() {}
 	if a.UA != nil {
 		if err := a.UA.Start(calls, a.Phone.Handle); err != nil {
@@ -127,12 +137,14 @@ func serve(ctx context.Context, c Config, log *slog.Logger, stderr io.Writer) er
 
 	select {
 	case err := <-served:
+		stopCampaigns()
 		stopRegistrations()
 		stopCalls()
 		<-queueDone
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
+	stopCampaigns()
 	log.Info("shutting down: draining in-flight requests", "timeout", c.ShutdownTimeout.String())
 	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.ShutdownTimeout)
 	defer cancel()

@@ -118,12 +118,13 @@ func TestRecordShape(t *testing.T) {
 	full := decode(t, NewRecord(c, false))
 	for _, k := range []string{"id", "organizationId", "agentId", "agentName", "sipTrunkId", "direction", "status", "fromNumber", "toNumber",
 		"agentCallerIdName", "recordingUrl", "hangupCause", "errorMessage", "variables", "transcript", "summary", "metrics",
-		"initiatedAt", "startedAt", "endedAt", "durationSeconds", "createdAt", "updatedAt", "preCallWebhookStatus", "postCallWebhookStatus"} {
+		"initiatedAt", "startedAt", "endedAt", "durationSeconds", "createdAt", "updatedAt", "preCallWebhookStatus", "postCallWebhookStatus",
+		"campaignId"} {
 		if _, ok := full[k]; !ok {
 			t.Errorf("record lacks %s", k)
 		}
 	}
-	if len(full) != 25 || full["createdAt"] != "2026-11-23T10:00:00.000Z" {
+	if len(full) != 26 || full["createdAt"] != "2026-11-23T10:00:00.000Z" {
 		t.Errorf("record = %v", full)
 	}
 	min := decode(t, NewRecord(c, true))

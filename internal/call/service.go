@@ -98,16 +98,22 @@ func (s *Service) NewOutbound(ctx context.Context, orgID string, in Input) (mode
 		return model.Call{}, &invalid.Conflict{Message: fmt.Sprintf(
 			"toNumber %s is on the organization's do-not-call list (suppressions); nothing was placed", in.ToNumber.V)}
 	}
-	now := model.Now()
-	vars := Merge(a.Config.DefaultVariables,
-		SystemVariables(a, model.Outbound, in.FromNumber.V, in.ToNumber.V, now), in.Variables.V)
+	return Outbound(a, in.FromNumber.V, in.ToNumber.V, in.Variables.V, in.CallerIDName.Ptr()), nil
+}
+
+// Outbound builds the outbound call of agent a (read, and found active,
+// by the caller) from from to to: the agent's name and trunk, its default
+// variables merged with the system ones and vars, and the prompt and first
+// message rendered from them. The call is not stored; the queue places it.
+func Outbound(a model.Agent, from, to string, vars map[string]any, callerIDName *string) model.Call {
 	c := model.Call{
-		ID: model.NewID(), OrgID: orgID, AgentID: a.ID, AgentName: a.Name, AgentCallerIDName: in.CallerIDName.Ptr(),
-		SIPTrunkID: a.SIPTrunkID, Direction: model.Outbound, FromNumber: in.FromNumber.V, ToNumber: in.ToNumber.V,
-		Variables: vars, Transcript: []map[string]any{}, Metrics: map[string]any{},
+		ID: model.NewID(), OrgID: a.OrgID, AgentID: a.ID, AgentName: a.Name, AgentCallerIDName: callerIDName,
+		SIPTrunkID: a.SIPTrunkID, Direction: model.Outbound, FromNumber: from, ToNumber: to,
+		Variables:  Merge(a.Config.DefaultVariables, SystemVariables(a, model.Outbound, from, to, model.Now()), vars),
+		Transcript: []map[string]any{}, Metrics: map[string]any{},
 	}
 	render(&c, a)
-	return c, nil
+	return c
 }
 
 // NewInbound is the record of an inbound call to agent a, from and to as

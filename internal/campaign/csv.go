@@ -125,7 +125,7 @@ func ParseCSV(r io.Reader) (Batch, error) {
 			if textProblem(&errs, cr, rec) {
 				return Batch{}, errs.err()
 			}
-			if cols = header(&errs, line, rec); cols == nil {
+			if cols = readHeader(&errs, line, rec); cols == nil {
 				return Batch{}, errs.err()
 			}
 			continue
@@ -186,9 +186,9 @@ func textProblem(errs *csvErrors, cr *csv.Reader, rec []string) bool {
 	return false
 }
 
-// header reads the header row, on line (1 unless empty lines come first),
+// readHeader reads the header row, on line (1 unless empty lines come first),
 // or records why it cannot be used.
-func header(errs *csvErrors, line int, rec []string) *csvColumns {
+func readHeader(errs *csvErrors, line int, rec []string) *csvColumns {
 	c := &csvColumns{names: make([]string, len(rec)), toNumber: -1, timezone: -1}
 	ok := true
 	where := map[string]int{}
@@ -245,7 +245,7 @@ func (c *csvColumns) row(errs *csvErrors, b *Batch, seen map[string]struct{}, li
 	var tz *string
 	if c.timezone >= 0 {
 		if v := strings.TrimSpace(rec[c.timezone]); v != "" {
-			if invalid.IsTimezone(v) {
+			if isTimezone(v) {
 				tz = &v
 			} else {
 				errs.add(line, colTimezone, "%s", msgTimezone)

@@ -318,8 +318,8 @@ func (r RetryInput) apply(base model.CampaignRetry, l *invalid.List) model.Campa
 	return base
 }
 
-// weekdays are the names of callingWindows' days, in time.Weekday order.
-var weekdays = []string{"sun", "mon", "tue", "wed", "thu", "fri", "sat"}
+// windowDays are the names of callingWindows' days, in time.Weekday order.
+var windowDays = []string{"sun", "mon", "tue", "wed", "thu", "fri", "sat"}
 
 // dayNames lists them as the API documents them, Monday first.
 const dayNames = "mon, tue, wed, thu, fri, sat, sun"
@@ -359,7 +359,7 @@ func checkDays(days []string, name string, l *invalid.List) []string {
 		l.Add(name, "must hold between 1 and 7 days")
 	}
 	for i, d := range days {
-		if !slices.Contains(weekdays, d) {
+		if !slices.Contains(windowDays, d) {
 			l.Add(invalid.Index(name, i), "must be one of %s", dayNames)
 		} else if j := slices.Index(days, d); j < i {
 			l.Add(invalid.Index(name, i), "repeats %s", invalid.Index(name, j))

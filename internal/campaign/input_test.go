@@ -12,9 +12,9 @@ import (
 	"github.com/parley-voice/parley/internal/opt"
 )
 
-const agentID = "0193a000-0000-7000-8000-000000000001"
+const rulesAgentID = "0193a000-0000-7000-8000-000000000001"
 
-var t0 = time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+var rulesT0 = time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
 
 // decodeApply decodes body as a request and applies it onto c, returning
 // the names of the broken fields (nil when it applied).
@@ -25,7 +25,7 @@ func decodeApply(t *testing.T, c *model.Campaign, creating bool, body string) []
 		t.Fatalf("decode %s: %v", body, err)
 	}
 	var l invalid.List
-	in.Apply(c, creating, t0.Add(time.Hour), &l)
+	in.Apply(c, creating, rulesT0.Add(time.Hour), &l)
 	if l.Empty() {
 		return nil
 	}
@@ -37,7 +37,7 @@ func decodeApply(t *testing.T, c *model.Campaign, creating bool, body string) []
 }
 
 func TestNewHasEveryDefault(t *testing.T) {
-	c := New("org", t0)
+	c := New("org", rulesT0)
 	want := model.CampaignConfig{
 		FromNumbers: []string{}, Timezone: "UTC", CallingWindows: []model.CallingWindow{}, CallsPerMinute: 60,
 		Retry:     model.CampaignRetry{MaxAttempts: 1, DelaySeconds: 3600, RetryOn: []string{"NO_ANSWER", "BUSY"}},
@@ -46,14 +46,14 @@ func TestNewHasEveryDefault(t *testing.T) {
 	if diff := cmp.Diff(want, c.Config); diff != "" {
 		t.Errorf("config (-want +got):\n%s", diff)
 	}
-	if !model.IsUUID(c.ID) || c.OrgID != "org" || c.Status != model.CampaignDraft || !c.CreatedAt.Equal(t0) || !c.UpdatedAt.Equal(t0) {
+	if !model.IsUUID(c.ID) || c.OrgID != "org" || c.Status != model.CampaignDraft || !c.CreatedAt.Equal(rulesT0) || !c.UpdatedAt.Equal(rulesT0) {
 		t.Errorf("campaign = %+v", c)
 	}
 }
 
 func TestApplyCreateFull(t *testing.T) {
-	c := New("org", t0)
-	body := `{"name":"Spring","agentId":"` + agentID + `","fromNumbers":["+14155550100","+442071234567"],
+	c := New("org", rulesT0)
+	body := `{"name":"Spring","agentId":"` + rulesAgentID + `","fromNumbers":["+14155550100","+442071234567"],
 		"description":"d","timezone":"America/Chicago",
 		"callingWindows":[{"days":["mon","tue"],"start":"09:00","end":"17:30"},{"days":["sat"],"start":"10:00","end":"24:00"}],
 		"startAt":"2026-03-08T09:00:00-05:00","endAt":"2026-03-20T00:00:00.5Z","maxConcurrency":5,"callsPerMinute":120,
@@ -63,8 +63,8 @@ func TestApplyCreateFull(t *testing.T) {
 	}
 	start := time.Date(2026, 3, 8, 14, 0, 0, 0, time.UTC)
 	end := time.Date(2026, 3, 20, 0, 0, 0, 500e6, time.UTC)
-	if c.Name != "Spring" || c.AgentID != agentID || *c.Description != "d" || !c.StartAt.Equal(start) ||
-		c.StartAt.Location() != time.UTC || !c.EndAt.Equal(end) || !c.UpdatedAt.Equal(t0.Add(time.Hour)) {
+	if c.Name != "Spring" || c.AgentID != rulesAgentID || *c.Description != "d" || !c.StartAt.Equal(start) ||
+		c.StartAt.Location() != time.UTC || !c.EndAt.Equal(end) || !c.UpdatedAt.Equal(rulesT0.Add(time.Hour)) {
 		t.Errorf("campaign = %+v", c)
 	}
 	want := model.CampaignConfig{
@@ -83,7 +83,7 @@ func TestApplyCreateFull(t *testing.T) {
 }
 
 func TestApplyRequiredOnCreate(t *testing.T) {
-	c := New("org", t0)
+	c := New("org", rulesT0)
 	orig := c
 	got := decodeApply(t, &c, true, `{"description":"x"}`)
 	if !cmp.Equal(got, []string{"name", "agentId", "fromNumbers"}) {
@@ -100,7 +100,7 @@ func TestApplyRequiredOnCreate(t *testing.T) {
 
 func TestApplyRefusesEachBrokenField(t *testing.T) {
 	// Each case's keys replace the required ones of a good body.
-	base := map[string]string{"name": `"n"`, "agentId": `"` + agentID + `"`, "fromNumbers": `["+14155550100"]`}
+	base := map[string]string{"name": `"n"`, "agentId": `"` + rulesAgentID + `"`, "fromNumbers": `["+14155550100"]`}
 	body := func(keys string) string {
 		parts := []string{keys}
 		for _, k := range []string{"name", "agentId", "fromNumbers"} {
@@ -164,7 +164,7 @@ func TestApplyRefusesEachBrokenField(t *testing.T) {
 		{`"webhookUrl":"/hook"`, "webhookUrl"},
 	} {
 		t.Run(c.body, func(t *testing.T) {
-			camp := New("org", t0)
+			camp := New("org", rulesT0)
 			orig := camp
 			if got := decodeApply(t, &camp, true, body(c.body)); !slices.Contains(got, c.field) {
 				t.Errorf("broken = %v, want %s among them", got, c.field)
@@ -178,8 +178,8 @@ func TestApplyRefusesEachBrokenField(t *testing.T) {
 
 // Boundaries of every range are accepted.
 func TestApplyAcceptsLimits(t *testing.T) {
-	c := New("org", t0)
-	body := `{"name":"` + strings.Repeat("é", 128) + `","agentId":"` + agentID + `",
+	c := New("org", rulesT0)
+	body := `{"name":"` + strings.Repeat("é", 128) + `","agentId":"` + rulesAgentID + `",
 		"fromNumbers":["+14155550100"],
 		"description":"` + strings.Repeat("é", 2000) + `","maxConcurrency":1000,"callsPerMinute":6000,
 		"callingWindows":[{"days":["mon","tue","wed","thu","fri","sat","sun"],"start":"00:00","end":"24:00"}],
@@ -187,8 +187,8 @@ func TestApplyAcceptsLimits(t *testing.T) {
 	if broken := decodeApply(t, &c, true, body); broken != nil {
 		t.Fatalf("broken: %v", broken)
 	}
-	c = New("org", t0)
-	body = `{"name":"n","agentId":"` + agentID + `","fromNumbers":[` + hundredNumbers() + `],
+	c = New("org", rulesT0)
+	body = `{"name":"n","agentId":"` + rulesAgentID + `","fromNumbers":[` + hundredNumbers() + `],
 		"maxConcurrency":1,"callsPerMinute":1,"retry":{"maxAttempts":1,"delaySeconds":0,"retryOn":[]}}`
 	if broken := decodeApply(t, &c, true, body); broken != nil {
 		t.Fatalf("broken: %v", broken)
@@ -207,8 +207,8 @@ func hundredNumbers() string {
 }
 
 func TestApplyPatch(t *testing.T) {
-	c := New("org", t0)
-	if broken := decodeApply(t, &c, true, `{"name":"n","agentId":"`+agentID+`","fromNumbers":["+14155550100"],
+	c := New("org", rulesT0)
+	if broken := decodeApply(t, &c, true, `{"name":"n","agentId":"`+rulesAgentID+`","fromNumbers":["+14155550100"],
 		"description":"d","startAt":"2026-03-08T09:00:00Z","endAt":"2026-03-09T09:00:00Z","maxConcurrency":3,
 		"webhookUrl":"http://h.example/x","retry":{"maxAttempts":4,"delaySeconds":60,"retryOn":["FAILED"]}}`); broken != nil {
 		t.Fatal(broken)
@@ -262,11 +262,11 @@ func TestInputRefusesUnknownKeys(t *testing.T) {
 
 // Applying keeps no reference to the input's slices and maps.
 func TestApplyCopies(t *testing.T) {
-	c := New("org", t0)
-	in := Input{Name: opt.Value("n"), AgentID: opt.Value(agentID), FromNumbers: opt.Value([]string{"+14155550100"}),
+	c := New("org", rulesT0)
+	in := Input{Name: opt.Value("n"), AgentID: opt.Value(rulesAgentID), FromNumbers: opt.Value([]string{"+14155550100"}),
 		Variables: opt.Value(map[string]any{"a": "b"}), Retry: opt.Value(RetryInput{RetryOn: opt.Value([]string{"BUSY"})})}
 	var l invalid.List
-	in.Apply(&c, true, t0, &l)
+	in.Apply(&c, true, rulesT0, &l)
 	if !l.Empty() {
 		t.Fatal(l.Err())
 	}
@@ -281,7 +281,7 @@ func TestApplyCopies(t *testing.T) {
 // Untrusted bytes through decoding and every rule must never panic, and a
 // campaign that Apply accepts keeps every rule.
 func FuzzInput(f *testing.F) {
-	f.Add([]byte(`{"name":"n","agentId":"` + agentID + `","fromNumbers":["+14155550100"],"callingWindows":[{"days":["mon"],"start":"09:00","end":"17:00"}]}`))
+	f.Add([]byte(`{"name":"n","agentId":"` + rulesAgentID + `","fromNumbers":["+14155550100"],"callingWindows":[{"days":["mon"],"start":"09:00","end":"17:00"}]}`))
 	f.Add([]byte(`{"retry":{"maxAttempts":2,"retryOn":["BUSY",null]},"startAt":"2026-01-01T00:00:00Z","endAt":null}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, creating := range []bool{true, false} {
@@ -289,9 +289,9 @@ func FuzzInput(f *testing.F) {
 			if opt.Decode(data, &in) != nil {
 				return
 			}
-			c := New("org", t0)
+			c := New("org", rulesT0)
 			var l invalid.List
-			in.Apply(&c, creating, t0, &l)
+			in.Apply(&c, creating, rulesT0, &l)
 			if !l.Empty() {
 				continue
 			}

@@ -60,7 +60,7 @@ type recipientInput struct {
 func ParseJSON(body []byte) (Batch, error) {
 	var in recipientsBody
 	if err := opt.Decode(body, &in); err != nil {
-		return Batch{}, capped(err)
+		return Batch{}, capDetails(err)
 	}
 	var l invalid.List
 	items := in.Recipients.V
@@ -87,23 +87,23 @@ func ParseJSON(body []byte) (Batch, error) {
 		case !invalid.IsE164(r.ToNumber.V):
 			l.Add(p+".toNumber", msgE164)
 		}
-		if r.Timezone.Present() && !invalid.IsTimezone(r.Timezone.V) {
+		if r.Timezone.Present() && !isTimezone(r.Timezone.V) {
 			l.Add(p+".timezone", msgTimezone)
 		}
 		if l.Empty() { // once anything is broken the batch is refused: only check the rest
 			b.add(seen, r.ToNumber.V, r.Variables.V, r.Timezone.Ptr())
 		}
 	}
-	if err := capped(l.Err()); err != nil {
+	if err := capDetails(l.Err()); err != nil {
 		return Batch{}, err
 	}
 	return b, nil
 }
 
-// capped keeps the first maxDetails fields of an *invalid.Error or an
+// capDetails keeps the first maxDetails fields of an *invalid.Error or an
 // *opt.DecodeError, and adds one saying how many it left out: a list of
 // 10,000 bad items answers with a readable error, not a megabyte of them.
-func capped(err error) error {
+func capDetails(err error) error {
 	switch e := err.(type) {
 	case *invalid.Error:
 		e.Fields = capFields(e.Fields, len(e.Fields)-maxDetails, "fields")
@@ -121,7 +121,7 @@ func capFields(fields []invalid.Field, more int, unit string) []invalid.Field {
 	}
 	if more > 0 {
 		fields = append(fields, invalid.Field{Name: "body",
-			Message: fmt.Sprintf("and %d more %s are refused (only the first %d are listed)", more, unit, maxDetails)})
+			Message: fmt.Sprintf("and %d more %s are refused (only the first %d problems are listed)", more, unit, maxDetails)})
 	}
 	return fields
 }

@@ -14,7 +14,7 @@ import (
 
 // fieldNames is the names of the fields of an *invalid.Error or an
 // *opt.DecodeError.
-func fieldNames(t *testing.T, err error) []string {
+func brokenNames(t *testing.T, err error) []string {
 	t.Helper()
 	var fields []invalid.Field
 	var ie *invalid.Error
@@ -82,7 +82,7 @@ func TestParseJSONRefuses(t *testing.T) {
 			t.Errorf("%s: accepted", body)
 			continue
 		}
-		if got := fieldNames(t, err); !cmp.Equal(got, want) {
+		if got := brokenNames(t, err); !cmp.Equal(got, want) {
 			t.Errorf("%s: broken %v, want %v", body, got, want)
 		}
 	}
@@ -106,12 +106,12 @@ func TestParseJSONLimits(t *testing.T) {
 	if err != nil || len(b.Recipients) != MaxJSONRecipients {
 		t.Fatalf("10,000 recipients: %v", err)
 	}
-	if _, err := ParseJSON(items(MaxJSONRecipients+1, good)); !cmp.Equal(fieldNames(t, err), []string{"recipients"}) {
+	if _, err := ParseJSON(items(MaxJSONRecipients+1, good)); !cmp.Equal(brokenNames(t, err), []string{"recipients"}) {
 		t.Errorf("10,001 recipients: %v", err)
 	}
 	// Every item broken: 100 named, then one saying how many more.
 	_, err = ParseJSON(items(250, func(i int) string { return "x" }))
-	names := fieldNames(t, err)
+	names := brokenNames(t, err)
 	if len(names) != 101 || names[99] != "recipients[99].toNumber" || names[100] != "body" {
 		t.Fatalf("broken = %d fields, last %v", len(names), names[len(names)-1])
 	}
@@ -131,13 +131,13 @@ func FuzzParseJSON(f *testing.F) {
 		if err != nil {
 			return
 		}
-		checkBatch(t, b)
+		checkAcceptedBatch(t, b)
 	})
 }
 
 // checkBatch fails unless every recipient of b is a unique E.164 number
 // with variables and a valid time zone, pending.
-func checkBatch(t *testing.T, b Batch) {
+func checkAcceptedBatch(t *testing.T, b Batch) {
 	t.Helper()
 	if len(b.Recipients) == 0 {
 		t.Fatal("accepted an empty batch")

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/webhook"
 )
 
 // Record is a campaign as the API answers it and campaign_completed
@@ -98,7 +99,7 @@ func NewRecipientRecord(r model.CampaignRecipient) RecipientRecord {
 
 // EventCompleted is the X-Parley-Event and the event of the webhook a
 // finished campaign delivers to its webhookUrl.
-const EventCompleted = "campaign_completed"
+const EventCompleted = webhook.EventCampaignCompleted
 
 // CompletedPayload is the body of campaign_completed.
 type CompletedPayload struct {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/parley-voice/parley/internal/invalid"
 	"github.com/parley-voice/parley/internal/model"
@@ -48,7 +49,7 @@ func (s *Service) Create(ctx context.Context, orgID string, in Input) (model.Cam
 	now := model.Now()
 	c := New(orgID, now)
 	err := s.Store.Update(ctx, func(tx store.Tx) error {
-		if err := s.apply(ctx, tx, &c, &in, true); err != nil {
+		if err := s.apply(ctx, tx, &c, &in, true, now); err != nil {
 			return err
 		}
 		return tx.CreateCampaign(ctx, &c)
@@ -61,14 +62,14 @@ func (s *Service) Create(ctx context.Context, orgID string, in Input) (model.Cam
 
 // apply checks in, and the agent it names in c's organization, and writes
 // it onto c; c is only good when it answers nil.
-func (s *Service) apply(ctx context.Context, tx store.Tx, c *model.Campaign, in *Input, creating bool) error {
+func (s *Service) apply(ctx context.Context, tx store.Tx, c *model.Campaign, in *Input, creating bool, now time.Time) error {
 	var l invalid.List
 	if err := checkAgent(ctx, tx, c.OrgID, in.AgentID, &l); err != nil {
 		return err
 	}
 	// Apply's checks run whatever the agent's, so one answer names every
 	// broken field; c is thrown away when any is.
-	in.Apply(c, creating, model.Now(), &l)
+	in.Apply(c, creating, now, &l)
 	return l.Err()
 }
 
@@ -108,7 +109,7 @@ func (s *Service) Update(ctx context.Context, orgID, id string, in Input) (model
 		if c.Status != model.CampaignDraft && c.Status != model.CampaignPaused {
 			return &invalid.Conflict{Message: fmt.Sprintf("campaign is %s; only a draft or paused campaign can be changed (pause it first)", c.Status)}
 		}
-		if err := s.apply(ctx, tx, &c, &in, false); err != nil {
+		if err := s.apply(ctx, tx, &c, &in, false, model.Now()); err != nil {
 			return err
 		}
 		return tx.UpdateCampaign(ctx, &c)

@@ -26,10 +26,9 @@ const (
 	DefaultOrgName      = "default"
 	MaxNameLen          = 128
 	MaxConcurrencyLimit = 10000
-	// DefaultInboundReservePercent is a new organization's
-	// inboundReservePercent: the share of lines campaigns leave free.
-	DefaultInboundReservePercent = 20
-	MaxInboundReservePercent     = 90
+	// MaxInboundReservePercent bounds inboundReservePercent: the share of
+	// lines campaigns leave free (model.DefaultInboundReservePercent).
+	MaxInboundReservePercent = 90
 )
 
 // ErrUnauthorized: the key is missing, unknown or revoked.
@@ -108,7 +107,7 @@ func (s *Service) EnsureOrg(ctx context.Context, tx store.Tx, name string) (mode
 func (s *Service) createOrg(ctx context.Context, tx store.Tx, name string) (model.Organization, error) {
 	now := model.Now()
 	o := model.Organization{ID: model.NewID(), Name: name, ConcurrencyLimit: s.DefaultConcurrencyLimit,
-		InboundReservePercent: DefaultInboundReservePercent, CreatedAt: now, UpdatedAt: now}
+		InboundReservePercent: model.DefaultInboundReservePercent, CreatedAt: now, UpdatedAt: now}
 	return o, tx.CreateOrg(ctx, &o)
 }
 

@@ -27,6 +27,9 @@ const (
 	// EventTestRunCompleted is sent when a test run ends (completed or
 	// canceled), to the agent under test's postCallWebhookUrl.
 	EventTestRunCompleted = "test_run.completed"
+	// EventCampaignCompleted is sent when a campaign completes, to its
+	// webhookUrl.
+	EventCampaignCompleted = "campaign_completed"
 )
 
 // Header names and fixed values of every delivery.

@@ -309,3 +309,41 @@ func TestLiveCountOnDelete(t *testing.T) {
 		return err
 	})
 }
+
+// TestDueRecipientsPlan: the dispatcher's read of a campaign's due
+// recipients is one range of campaign_recipients_due, in the order it
+// returns them (no sort, no scan of the table), so its cost does not grow
+// with the campaign. Planned with statistics, as autovacuum keeps them.
+func TestDueRecipientsPlan(t *testing.T) {
+	s := open(t, databaseURL(t))
+	query := sqlstore.DueRecipientsQuery()
+	for i := 1; strings.Contains(query, "?"); i++ {
+		query = strings.Replace(query, "?", "$"+strconv.Itoa(i), 1)
+	}
+	plan := storetest.DueRecipientsPlan(t, s, query, func(query string, args ...any) string {
+		if _, err := s.DB().ExecContext(t.Context(), "ANALYZE campaign_recipients"); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := s.DB().QueryContext(t.Context(), "EXPLAIN "+query, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var lines []string
+		for rows.Next() {
+			var line string
+			if err := rows.Scan(&line); err != nil {
+				t.Fatal(err)
+			}
+			lines = append(lines, line)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(lines, "\n")
+	})
+	if !strings.Contains(plan, "Index Scan using campaign_recipients_due") ||
+		strings.Contains(plan, "Sort") || strings.Contains(plan, "Seq Scan") || strings.Contains(plan, "Bitmap") {
+		t.Fatalf("the due recipients are not one ordered range of campaign_recipients_due:\n%s", plan)
+	}
+}

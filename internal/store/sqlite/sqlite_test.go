@@ -346,3 +346,35 @@ func TestLiveCountOnDelete(t *testing.T) {
 		return err
 	})
 }
+
+// TestDueRecipientsPlan: the dispatcher's read of a campaign's due
+// recipients is one range of campaign_recipients_due, in the order it
+// returns them (no sort), so its cost does not grow with the campaign.
+// SQLite plans without statistics here, as in production (no ANALYZE).
+func TestDueRecipientsPlan(t *testing.T) {
+	s := open(t)
+	plan := storetest.DueRecipientsPlan(t, s, sqlstore.DueRecipientsQuery(), func(query string, args ...any) string {
+		rows, err := s.DB().QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+query, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var lines []string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			lines = append(lines, detail)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(lines, "\n")
+	})
+	if !strings.Contains(plan, "USING INDEX campaign_recipients_due (org_id=? AND campaign_id=? AND next_attempt_at<?)") ||
+		strings.Contains(plan, "TEMP B-TREE") {
+		t.Fatalf("the due recipients are not one ordered range of campaign_recipients_due:\n%s", plan)
+	}
+}

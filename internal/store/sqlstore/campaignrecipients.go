@@ -236,10 +236,20 @@ func (t *tx) DueCampaignRecipients(ctx context.Context, orgID, campaignID string
 		return []model.CampaignRecipient{}, nil
 	}
 	return all(ctx, t, scanRecipient, "list due recipients of campaign "+campaignID,
-		`SELECT `+recipientColumns+` FROM campaign_recipients r
-		WHERE r.org_id = ? AND r.campaign_id = ? AND r.status = '`+model.RecipientPending+`' AND r.next_attempt_at <= ?
-		ORDER BY r.next_attempt_at, r.id LIMIT ?`, orgID, campaignID, t.d.Time(exact(now)), n)
+		dueRecipients, orgID, campaignID, t.d.Time(exact(now)), n)
 }
+
+// dueRecipients is DueCampaignRecipients' query: organization, campaign,
+// now, limit.
+const dueRecipients = `SELECT ` + recipientColumns + ` FROM campaign_recipients r
+		WHERE r.org_id = ? AND r.campaign_id = ? AND r.status = '` + model.RecipientPending + `' AND r.next_attempt_at <= ?
+		ORDER BY r.next_attempt_at, r.id LIMIT ?`
+
+// DueRecipientsQuery is DueCampaignRecipients' query, with ? placeholders
+// for the organization, the campaign, now (as the engine writes a time)
+// and the limit: the engines' tests check its plan is one range of
+// campaign_recipients_due, read in order, whatever the campaign's size.
+func DueRecipientsQuery() string { return dueRecipients }
 
 // ChangeRecipient is an UPDATE guarded by the status and attempts before
 // read; when it lands and the status changed, the counts move with it.

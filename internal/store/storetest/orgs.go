@@ -62,6 +62,20 @@ var orgTests = []test{
 		got = read(t, b, func(tx store.Tx) (model.Organization, error) { return tx.GetOrg(b.ctx, o.ID) })
 		wantEqual(t, o, got)
 	}},
+	{"InboundReservePercent", func(t *testing.T, b *bundle) {
+		// Unset at creation is the default; an update writes any share, none
+		// included.
+		wantEqual(t, model.DefaultInboundReservePercent, b.org.InboundReservePercent)
+		wantEqual(t, 20, read(t, b, func(tx store.Tx) (model.Organization, error) { return tx.GetOrg(b.ctx, b.org.ID) }).InboundReservePercent)
+		o := newOrg(t, b, "reserved", func(o *model.Organization) { o.InboundReservePercent = 35 })
+		wantEqual(t, 35, read(t, b, func(tx store.Tx) (model.Organization, error) { return tx.GetOrg(b.ctx, o.ID) }).InboundReservePercent)
+		for _, pct := range []int{0, 90} {
+			o.InboundReservePercent = pct
+			b.update(t, func(tx store.Tx) error { return tx.UpdateOrg(b.ctx, &o) })
+			wantEqual(t, o, read(t, b, func(tx store.Tx) (model.Organization, error) { return tx.GetOrg(b.ctx, o.ID) }))
+			wantEqual(t, pct, read(t, b, func(tx store.Tx) (model.Organization, error) { return tx.LockOrg(b.ctx, o.ID) }).InboundReservePercent)
+		}
+	}},
 	{"UpdateKeepsCreatedAt", func(t *testing.T, b *bundle) {
 		o := b.org
 		o.CreatedAt = at(999)

@@ -57,6 +57,9 @@ func Run(t *testing.T, open Opener) {
 		{"IdempotencyKeys", idempotencyTests},
 		{"CallDialogs", callDialogTests},
 		{"SIPRegistrations", sipRegistrationTests},
+		{"Campaigns", campaignTests},
+		{"CampaignRecipients", recipientTests},
+		{"Suppressions", suppressionTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

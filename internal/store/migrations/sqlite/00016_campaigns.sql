@@ -27,19 +27,23 @@
 --   campaigns_active                running campaigns, and finished ones
 --                                   owing campaign_completed (the
 --                                   dispatcher's scan, across organizations)
+--   primary key (org_id, campaign_id, id)
+--                                   a recipient, the recipient list in
+--                                   upload order (ids are UUIDv7), and the
+--                                   cascade from campaigns
 --   campaign_recipients_number      one recipient per number and campaign
---                                   (and the cascade from campaigns)
 --   campaign_recipients_due         pending recipients by due time then id:
 --                                   DueCampaignRecipients is a range scan
 --   campaign_recipients_status_id   the recipient list filtered by status,
 --                                   and the live (in_progress) recipients
---   campaign_recipients_list        the recipient list, upload order
--- Every recipient index leads with (org_id, campaign_id), the equalities
--- every recipient query has, so no planner prefers one index over another
--- for matching more of them (SQLite plans without statistics).
 --   suppressions (org_id, number)   unique: one entry per number
 --   suppressions_org_created        the suppression list
 --   calls_org_campaign_created      GET /calls?campaignId=
+-- Every recipient index leads with (org_id, campaign_id), the equalities
+-- every recipient query has, so no planner prefers one index over another
+-- for matching more of them (SQLite plans without statistics); there are
+-- no more of them than the queries need, as a 100,000-row upload writes
+-- each of them 100,000 times.
 --
 -- organizations.inbound_reserve_percent is the share of the concurrency
 -- limit that campaigns leave to inbound and API calls.
@@ -89,7 +93,7 @@ CREATE INDEX campaigns_active ON campaigns (created_at, id)
        OR (status IN ('completed', 'canceled') AND webhook_status IS NULL AND has_webhook);
 
 CREATE TABLE campaign_recipients (
-    id                TEXT PRIMARY KEY,
+    id                TEXT NOT NULL,
     org_id            TEXT NOT NULL,
     campaign_id       TEXT NOT NULL,
     to_number         TEXT NOT NULL,
@@ -103,13 +107,13 @@ CREATE TABLE campaign_recipients (
     call_ids          TEXT NOT NULL,
     created_at        TEXT NOT NULL,
     updated_at        TEXT NOT NULL,
+    PRIMARY KEY (org_id, campaign_id, id),
     FOREIGN KEY (org_id, campaign_id) REFERENCES campaigns (org_id, id) ON DELETE CASCADE
 ) STRICT;
 CREATE UNIQUE INDEX campaign_recipients_number ON campaign_recipients (org_id, campaign_id, to_number);
 CREATE INDEX campaign_recipients_due ON campaign_recipients (org_id, campaign_id, next_attempt_at, id)
     WHERE status = 'pending';
 CREATE INDEX campaign_recipients_status_id ON campaign_recipients (org_id, campaign_id, status, id);
-CREATE INDEX campaign_recipients_list ON campaign_recipients (org_id, campaign_id, id);
 
 CREATE TABLE suppressions (
     id         TEXT PRIMARY KEY,
