@@ -25,6 +25,7 @@ const (
 	kindKnowledge             // knowledge bases of the organization (several)
 	kindAgent                 // an agent of the organization
 	kindCases                 // test cases of a suite (several)
+	kindDateTime              // a date and time (datetime-local)
 )
 
 // agentField is one input of the agent form. Name is the API's field name,

@@ -28,6 +28,8 @@ func (d agentFormData) Field(f agentField) fieldView {
 		v.Control = "textarea"
 	case kindURL:
 		v.Control = "url"
+	case kindDateTime:
+		v.Control = "datetime-local"
 	case kindInt, kindFloat:
 		v.Control = "number"
 	case kindBool:

@@ -58,6 +58,7 @@ func callFilter(values url.Values) (store.CallFilter, []string) {
 	q.enum("sortBy", &f.SortBy, callSorts...)
 	q.uuid("agentId", &f.AgentID)
 	q.uuid("sipTrunkId", &f.SIPTrunkID)
+	q.uuid("campaignId", &f.CampaignID)
 	q.folder(&f.FolderID)
 	q.e164("fromNumber", &f.FromNumber)
 	q.e164("toNumber", &f.ToNumber)

@@ -10,6 +10,8 @@ type route struct {
 	handler      http.Handler
 	public       bool
 	passwordPage bool
+	// maxBody bounds the request body (0: maxForm); uploads take more.
+	maxBody int64
 }
 
 // routes is the whole dashboard, in one table.
@@ -20,6 +22,9 @@ func (s *Server) routes() []route {
 	}
 	password := func(pattern string, fn http.HandlerFunc) route {
 		return route{pattern: pattern, handler: fn, passwordPage: true}
+	}
+	upload := func(pattern string, fn http.HandlerFunc) route {
+		return route{pattern: pattern, handler: fn, maxBody: maxUpload}
 	}
 	return []route{
 		public("GET /static/", s.serveStatic),
@@ -130,5 +135,28 @@ func (s *Server) routes() []route {
 		h("POST /calls/{id}/end", s.endCall),
 
 		h("GET /messages", s.listMessages),
+
+		// Campaigns: campaigns.go, campaign.go, campaignform.go; the
+		// do-not-call list: suppressions.go.
+		h("GET /campaigns", s.listCampaigns),
+		h("GET /campaigns/new", s.newCampaign),
+		upload("POST /campaigns", s.createCampaign),
+		h("GET /campaigns/{id}", s.showCampaign),
+		h("POST /campaigns/{id}", s.updateCampaign),
+		h("GET /campaigns/{id}/edit", s.editCampaign),
+		h("GET /campaigns/{id}/progress", s.campaignProgressPartial),
+		upload("POST /campaigns/{id}/recipients", s.uploadRecipients),
+		h("POST /campaigns/{id}/start", s.startCampaign),
+		h("POST /campaigns/{id}/pause", s.pauseCampaign),
+		h("POST /campaigns/{id}/resume", s.resumeCampaign),
+		h("GET /campaigns/{id}/cancel", s.confirmCancelCampaign),
+		h("POST /campaigns/{id}/cancel", s.cancelCampaign),
+		h("GET /campaigns/{id}/delete", s.confirmDeleteCampaign),
+		h("POST /campaigns/{id}/delete", s.deleteCampaign),
+		h("GET /suppressions", s.listSuppressions),
+		h("POST /suppressions", s.addSuppression),
+		upload("POST /suppressions/import", s.importSuppressions),
+		h("GET /suppressions/{id}/delete", s.confirmDeleteSuppression),
+		h("POST /suppressions/{id}/delete", s.deleteSuppression),
 	}
 }

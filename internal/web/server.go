@@ -104,7 +104,7 @@ func New(c Config) (*Server, error) {
 		if !rt.public {
 			h = s.requireSession(rt.passwordPage, h)
 		}
-		s.mux.Handle(rt.pattern, s.crossOrigin.Handler(h))
+		s.mux.Handle(rt.pattern, limitBody(rt.maxBody, s.crossOrigin.Handler(h)))
 	}
 	return s, nil
 }
@@ -118,7 +118,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "same-origin")
 	h.Set("X-Frame-Options", "DENY")
-	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	if _, pattern := s.mux.Handler(r); pattern != "" {
 		s.mux.ServeHTTP(w, r)
 		return
@@ -132,6 +131,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.renderError(w, r, http.StatusNotFound, "There is no such page.")
+}
+
+// limitBody bounds a route's request body: max bytes, or maxForm when 0
+// (file uploads take more).
+func limitBody(max int64, next http.Handler) http.Handler {
+	if max == 0 {
+		max = maxForm
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, max)
+		next.ServeHTTP(w, r)
+	})
 }
 
 func (s *Server) serveStatic(w http.ResponseWriter, r *http.Request) {

@@ -81,6 +81,10 @@ func (s *Server) requireSession(passwordPage bool, next http.Handler) http.Handl
 			return
 		}
 		r = r.WithContext(context.WithValue(r.Context(), principalKey{}, p))
+		if unsafeMethod(r.Method) && bodyTooLarge(r) {
+			s.renderError(w, r, http.StatusRequestEntityTooLarge, "What was sent is larger than this form takes, so nothing was changed. A CSV file may hold at most 16 MiB.")
+			return
+		}
 		if unsafeMethod(r.Method) && !validCSRF(r, p.Session.CSRFToken) {
 			s.renderError(w, r, http.StatusForbidden, "This form is out of date or was not sent by this dashboard. Reload the page and try again.")
 			return

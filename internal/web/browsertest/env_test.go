@@ -31,7 +31,11 @@ type env struct {
 	url string
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t *testing.T) *env { return newEnvWith(t, nil) }
+
+// newEnvWith is newEnv with setup run on the services before they are
+// served (the call plane of a test that places calls).
+func newEnvWith(t *testing.T, setup func(st store.Store, svc *domain.Services)) *env {
 	t.Helper()
 	st := sqlitetest.Open(t)
 	box, err := secret.NewBox(bytes.Repeat([]byte{7}, secret.KeySize))
@@ -41,6 +45,9 @@ func newEnv(t *testing.T) *env {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	svc := domain.New(st, box, 10)
 	svc.Recordings = &recording.Store{Dir: t.TempDir(), PublicURL: "http://parley.test", Key: box.Derive("recording-links")}
+	if setup != nil {
+		setup(st, &svc)
+	}
 	dashboard, err := web.New(web.Config{Services: svc, Logger: log})
 	if err != nil {
 		t.Fatal(err)
