@@ -195,12 +195,14 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 		phone.Writes = writes
 		d = phone
 	}
+	var dispatcher *campaign.Dispatcher // built on the queue, woken by it
 	services.Queue = callqueue.New(callqueue.Options{
 		Store: st, Dialer: d, Webhooks: hooks, Secret: services.Orgs.WebhookSecret,
 		Node: nodeID(c), ReclaimAllOnStart: c.DatabaseURL == "",
 		LeaseTTL: c.CallLease, Drain: c.CallDrain, Writes: writes, Logger: log, Metrics: callqueue.NewMetrics(reg),
+		LineFreed: func() { dispatcher.Wake() },
 	})
-	dispatcher := &campaign.Dispatcher{
+	dispatcher = &campaign.Dispatcher{
 		Store: st, Calls: services.Queue, Webhooks: hooks, Secret: services.Orgs.WebhookSecret,
 		Node: nodeID(c), Hold: c.CallLease, Logger: log, Metrics: campaign.NewMetrics(reg),
 	}

@@ -144,7 +144,7 @@ func (q *Queue) reap(ctx context.Context, starting bool) bool {
 			q.deliver(c)
 		}
 		if len(ended) > 0 {
-			q.Wake() // lines are free
+			q.freed() // lines are free
 		}
 		if found < reapBatch || len(ended) == 0 {
 			return true

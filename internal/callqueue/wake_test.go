@@ -79,3 +79,24 @@ func TestReservationReleasedElsewhereWakesDispatch(t *testing.T) {
 		t.Fatalf("dialed %s, want the queued call %s", d.Req.CallID, waiting.ID)
 	}
 }
+
+// A call that ends here, and one canceled, tell LineFreed's listener (the
+// campaigns' dispatcher) that a line is free.
+func TestLineFreedIsHeard(t *testing.T) {
+	for name, open := range engines(t) {
+		t.Run(name, func(t *testing.T) {
+			freed := make(chan struct{}, 8)
+			h := newHarness(t, open(t), 2, func(o *Options) { o.LineFreed = func() { freed <- struct{}{} } })
+			ended := h.mustPlace("+14155550001")
+			h.dialed().Answer().RemoteHangup()
+			<-freed
+			h.waitStatus(ended.ID, model.CallCompleted)
+			canceled := h.mustPlace("+14155550002")
+			h.dialed()
+			if _, err := h.queue.Cancel(context.Background(), h.org.ID, canceled.ID); err != nil {
+				t.Fatal(err)
+			}
+			<-freed
+		})
+	}
+}

@@ -61,7 +61,7 @@ func (q *Queue) start(c model.Call, connect Connect) {
 			q.o.Metrics.live.Dec()
 			cancel(nil)
 			close(w.done)
-			q.Wake() // a line is free
+			q.freed() // a line is free
 		}()
 		q.run(ctx, w)
 	}()
@@ -471,7 +471,7 @@ func (q *Queue) Cancel(ctx context.Context, orgID, id string) (model.Call, error
 		if ok {
 			q.o.Metrics.ended.WithLabelValues(ended.Status, call.CauseAPIEnded).Inc()
 			q.deliver(ended)
-			q.Wake()
+			q.freed()
 			return ended, nil
 		}
 		// It changed under us (admitted, answered or ended): look again.

@@ -140,10 +140,13 @@ func (d *Dispatcher) pass(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		if c.Status == model.CampaignRunning {
+		switch c.Status {
+		case model.CampaignRunning:
 			running++
 			d.drive(ctx, c)
-		} else {
+		case model.CampaignPaused:
+			d.drive(ctx, c) // its live calls' outcomes
+		default:
 			d.announce(ctx, c)
 		}
 	}

@@ -302,3 +302,38 @@ func TestDisabledAgentPausesTheCampaign(t *testing.T) {
 		}
 	})
 }
+
+// A paused campaign dials no one, but the calls it left live are settled
+// when they end.
+func TestPausedCampaignSettlesItsLiveCalls(t *testing.T) {
+	eachEngine(t, func(t *testing.T, st store.Store) {
+		r := newRig(t, st, 10)
+		c := r.campaign(ringingNumbers(2, "+141555600"), func(c *model.Campaign) { c.Config.CallsPerMinute = 1 })
+		r.d.pass(r.ctx)
+		if got := r.get(c.ID).Counts.InProgress; got != 1 {
+			t.Fatalf("%d in progress", got)
+		}
+		r.must(r.st.Update(r.ctx, func(tx store.Tx) error {
+			cur, err := tx.GetCampaignForUpdate(r.ctx, r.org.ID, c.ID)
+			if err != nil {
+				return err
+			}
+			cur.Status = model.CampaignPaused
+			return tx.UpdateCampaign(r.ctx, &cur)
+		}))
+		call := r.campaignCalls(c.ID)[0]
+		if _, err := r.queue.Cancel(r.ctx, r.org.ID, call.ID); err != nil {
+			t.Fatal(err)
+		}
+		r.settled(0)
+		r.clock.Add(time.Hour)
+		r.d.pass(r.ctx)
+		got := r.get(c.ID)
+		if got.Status != model.CampaignPaused || got.Counts.InProgress != 0 || got.Counts.Failed != 1 || got.Counts.Pending != 1 {
+			t.Errorf("paused campaign after its call ended: %s %+v", got.Status, got.Counts)
+		}
+		if n := len(r.campaignCalls(c.ID)); n != 1 {
+			t.Errorf("a paused campaign placed %d calls", n)
+		}
+	})
+}

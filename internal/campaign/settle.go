@@ -11,9 +11,9 @@ import (
 
 // settle records what happened since the last pass: the outcome of every
 // in_progress recipient whose call ended (completed, failed, or pending
-// again after the retry delay), the expiry of what is unfinished once
-// endAt has passed, and the campaign's completion once nothing is left to
-// dial or live. It returns the campaign as it now stands. The calls'
+// again after the retry delay; a paused campaign's too), and, while it
+// runs, the expiry of what is unfinished once endAt has passed and the
+// campaign's completion once nothing is left to dial or live. It returns the campaign as it now stands. The calls'
 // ends are read from the calls themselves, whichever server or path ended
 // them (worker, reaper, cancel), so no end can be missed.
 func (d *Dispatcher) settle(ctx context.Context, c model.Campaign, now time.Time) (model.Campaign, error) {
@@ -41,7 +41,7 @@ func (d *Dispatcher) settle(ctx context.Context, c model.Campaign, now time.Time
 		if err != nil {
 			return err
 		}
-		if cur.Status != model.CampaignRunning {
+		if cur.Status != model.CampaignRunning && cur.Status != model.CampaignPaused {
 			c = cur
 			return nil
 		}
@@ -53,6 +53,10 @@ func (d *Dispatcher) settle(ctx context.Context, c model.Campaign, now time.Time
 			if o.status != "" {
 				outcomes = append(outcomes, o)
 			}
+		}
+		if cur.Status == model.CampaignPaused { // it expires and completes once resumed
+			c = cur
+			return nil
 		}
 		if cur.EndAt != nil && !now.Before(*cur.EndAt) {
 			n, err := tx.FinishRecipients(ctx, c.OrgID, c.ID, []string{model.RecipientPending}, model.RecipientExpired, now)

@@ -22,13 +22,16 @@
 // ([name] in the XML, set through Options.Keys; see Options for the
 // defaults). Server side (UAS): uas_answer_bye, uas_answer_wait_bye,
 // uas_answer_late (answers after ringing, a CANCEL crossing its 200 or
-// not), uas_answer_many, uas_auth (407), uas_auth401, uas_busy, uas_reject,
+// not), uas_answer_many, uas_auth (407), uas_auth401, uas_busy,
+// uas_by_number (answers, is busy or rings by the dialed number's last
+// digit: a carrier for a calling list), uas_reject,
 // uas_ring_forever, uas_refer, uas_talk (a callee streaming speech, as
 // uac_talk below). Client side (UAC): uac_call,
 // uac_call_wait_bye, uac_reject, uac_digest, uac_cancel, uac_refer,
 // uac_dtmf, uac_talk (a caller streaming speech: Options.Files["speech.wav"],
 // made with ULawWAV; for load runs, see bench/). Counts reads SIPp's own
-// successful and failed call totals after a run.
+// successful and failed call totals after a run; Dialed, the Call-IDs a
+// UAS got per dialed number.
 //
 // # SIPp 3.6.1 quirks the scenarios work around
 //

@@ -21,7 +21,7 @@ var covered = []string{
 	"uac_call", "uac_call_wait_bye", "uac_cancel", "uac_digest", "uac_dtmf",
 	"uac_flood", "uac_refer", "uac_reject", "uac_talk",
 	"uas_answer_bye", "uas_answer_late", "uas_answer_many", "uas_answer_wait_bye", "uas_auth",
-	"uas_auth401", "uas_busy", "uas_refer", "uas_reject", "uas_ring_forever",
+	"uas_auth401", "uas_busy", "uas_by_number", "uas_refer", "uas_reject", "uas_ring_forever",
 	"uas_talk",
 }
 

@@ -28,7 +28,8 @@ type Campaigns interface {
 	// keep their campaignId.
 	DeleteCampaign(ctx context.Context, orgID, id string) error
 	// ActiveCampaigns lists, across organizations, the campaigns a
-	// dispatcher has work in: running ones, and finished ones whose
+	// dispatcher has work in: running ones, paused ones with recipients
+	// in progress (their calls' outcomes), and finished ones whose
 	// campaign_completed delivery is owed (WebhookStatus nil, webhookUrl
 	// set). At most n, oldest first.
 	ActiveCampaigns(ctx context.Context, n int) ([]model.Campaign, error)

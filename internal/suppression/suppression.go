@@ -22,7 +22,10 @@ type Input struct {
 	Reason opt.Field[string] `json:"reason"`
 }
 
-func (in *Input) check() error {
+// Check applies the rules of an entry: a number in E.164, a reason of at
+// most MaxReasonLen characters. The dashboard's CSV import checks each
+// line with it.
+func (in *Input) Check() error {
 	var l invalid.List
 	switch {
 	case !in.Number.Present():
@@ -44,7 +47,7 @@ type Service struct {
 // Create puts a number on the list. created is false when it was there
 // already: the existing entry is answered, its reason unchanged.
 func (s *Service) Create(ctx context.Context, orgID string, in Input) (entry model.Suppression, created bool, err error) {
-	if err := in.check(); err != nil {
+	if err := in.Check(); err != nil {
 		return model.Suppression{}, false, err
 	}
 	// Two requests for one number may race: the loser's insert is a

@@ -194,26 +194,27 @@ func (s *Server) importSuppressions(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/suppressions?imported="+strconv.Itoa(added)+"&known="+strconv.Itoa(known), http.StatusSeeOther)
 }
 
-// checkSuppression is POST /v1/suppressions' rules for one entry (the
-// suppression package keeps them unexported: these are the same checks,
-// on its limit).
+// checkSuppression is POST /v1/suppressions' rules for one entry of an
+// import: the text every store can hold (opt.Decode's check on a JSON
+// body), then suppression's own.
 func checkSuppression(number, reason string) []invalid.Field {
 	var l invalid.List
-	switch {
-	case number == "":
-		l.Add("number", "is required")
-	case invalid.Text(number) != "":
-		l.Add("number", "%s", invalid.Text(number))
-	case !invalid.IsE164(number):
-		l.Add("number", "must be an E.164 number such as +14155550100")
+	if p := invalid.Text(number); p != "" {
+		l.Add("number", "%s", p)
 	}
 	if p := invalid.Text(reason); p != "" {
 		l.Add("reason", "%s", p)
-	} else if invalid.Len(reason) > suppression.MaxReasonLen {
-		l.Add("reason", "must be at most %d characters", suppression.MaxReasonLen)
+	}
+	err := l.Err()
+	if err == nil {
+		in := suppression.Input{Reason: opt.Value(reason)}
+		if number != "" {
+			in.Number = opt.Value(number)
+		}
+		err = in.Check()
 	}
 	var bad *invalid.Error
-	if errors.As(l.Err(), &bad) {
+	if errors.As(err, &bad) {
 		return bad.Fields
 	}
 	return nil

@@ -160,6 +160,7 @@ func (t *tx) DeleteCampaign(ctx context.Context, orgID, id string) error {
 // activeCampaign is the condition of the campaigns_active index, written
 // out the same way so that both engines match the query to it.
 const activeCampaign = `(status = 'running'
+       OR (status = 'paused' AND count_in_progress > 0)
        OR (status IN ('completed', 'canceled') AND webhook_status IS NULL AND has_webhook))`
 
 // ActiveCampaigns reads the campaigns_active index, oldest first.

@@ -234,7 +234,15 @@ var campaignTests = []test{
 		newCampaign(t, b, b.org.ID, with(model.CampaignCompleted, 0))                                                                  // no webhook
 		newCampaign(t, b, b.org.ID, with(model.CampaignCompleted, 0, hook, func(c *model.Campaign) { c.WebhookStatus = ptr("sent") })) // delivered
 		newCampaign(t, b, b.org.ID, with(model.CampaignDraft, 0, hook))
-		newCampaign(t, b, b.org.ID, with(model.CampaignPaused, 0, hook))
+		newCampaign(t, b, b.org.ID, with(model.CampaignPaused, 0, hook)) // nothing live
+		pausedLive := newCampaign(t, b, b.org.ID, with(model.CampaignPaused, 5))
+		r := addRecipients(t, b, pausedLive, recipient("+14155550100"))[0]
+		r = getRecipient(t, b, r)
+		live := r
+		live.Status, live.Attempts = model.RecipientInProgress, 1
+		if !change(t, b, r, live) {
+			t.Fatal("the recipient did not move")
+		}
 
 		active := func(n int) []string {
 			cs := read(t, b, func(tx store.Tx) ([]model.Campaign, error) { return tx.ActiveCampaigns(b.ctx, n) })
@@ -244,7 +252,7 @@ var campaignTests = []test{
 			}
 			return ids
 		}
-		wantEqual(t, []string{theirs.ID, owed.ID, running.ID, canceledOwed.ID}, active(10))
+		wantEqual(t, []string{theirs.ID, owed.ID, running.ID, canceledOwed.ID, pausedLive.ID}, active(10))
 		wantEqual(t, []string{theirs.ID, owed.ID}, active(2))
 
 		// Delivered: no longer owed. Finished: no longer running.
@@ -256,6 +264,14 @@ var campaignTests = []test{
 			theirs.Status = model.CampaignCompleted
 			return tx.UpdateCampaign(b.ctx, &theirs)
 		})
+		wantEqual(t, []string{running.ID, canceledOwed.ID, pausedLive.ID}, active(10))
+
+		// Its call's outcome recorded: nothing left for a dispatcher.
+		done := live
+		done.Status = model.RecipientCompleted
+		if !change(t, b, live, done) {
+			t.Fatal("the recipient did not settle")
+		}
 		wantEqual(t, []string{running.ID, canceledOwed.ID}, active(10))
 	}},
 	{"ClaimDispatch", func(t *testing.T, b *bundle) {

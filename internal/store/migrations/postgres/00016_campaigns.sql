@@ -25,7 +25,8 @@
 -- Indexes:
 --   campaigns_org_created / _status_created / _agent_created
 --                                   the campaign list and its filters
---   campaigns_active                running campaigns, and finished ones
+--   campaigns_active                running campaigns, paused ones with
+--                                   calls live (their outcomes), finished ones
 --                                   owing campaign_completed (the
 --                                   dispatcher's scan, across organizations)
 --   primary key (org_id, campaign_id, id)
@@ -91,6 +92,7 @@ CREATE INDEX campaigns_org_status_created ON campaigns (org_id, status, created_
 CREATE INDEX campaigns_org_agent_created ON campaigns (org_id, agent_id, created_at, id);
 CREATE INDEX campaigns_active ON campaigns (created_at, id)
     WHERE status = 'running'
+       OR (status = 'paused' AND count_in_progress > 0)
        OR (status IN ('completed', 'canceled') AND webhook_status IS NULL AND has_webhook);
 
 CREATE TABLE campaign_recipients (
