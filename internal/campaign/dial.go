@@ -50,18 +50,17 @@ func (d *Dispatcher) dial(ctx context.Context, c model.Campaign, now time.Time) 
 	}
 	// The pace as the campaign stood at the pass's start (its nextDialAt
 	// only moves forward, so this allows at least what the gate will): no
-	// dial is tried only to be refused and undone, and a campaign without
-	// windows reads no more due recipients than it may dial (at 1,000 a
-	// minute a pass dials about 16, not a page of 250).
+	// dial is tried only to be refused and undone, and a pass reads no more
+	// due recipients than it may dial (at 1,000 a minute about 16, or one
+	// when a freed line woke it, not a page of 250) until it meets
+	// recipients to park, which it then reads by the page.
 	free = paced(c, now, free)
-	page := duePage
-	if len(c.Config.CallingWindows) == 0 {
-		page = min(duePage, free)
-	}
+	page := min(duePage, free)
 	dialed, parked := 0, 0
 	for dialed < free && parked < maxParksPerPass {
+		asked := page
 		due, err := store.Read(ctx, d.Store, func(tx store.Tx) ([]model.CampaignRecipient, error) {
-			return tx.DueCampaignRecipients(ctx, c.OrgID, c.ID, now, page)
+			return tx.DueCampaignRecipients(ctx, c.OrgID, c.ID, now, asked)
 		})
 		if err != nil {
 			d.logErr(ctx, "list due recipients", err, "campaign_id", c.ID)
@@ -116,8 +115,9 @@ func (d *Dispatcher) dial(ctx context.Context, c model.Campaign, now time.Time) 
 			parked += len(parks)
 			d.Metrics.parked.Add(float64(len(parks)))
 			progress = true
+			page = duePage
 		}
-		if stop || !progress || len(due) < page {
+		if stop || !progress || len(due) < asked {
 			return
 		}
 	}
