@@ -17,7 +17,11 @@ import (
 // parked until it opens instead. The gate (gate.go) decides each dial for
 // good; what dial counts here only keeps it from trying dials the gate
 // would refuse.
-func (d *Dispatcher) dial(ctx context.Context, c model.Campaign, now time.Time) {
+//
+// It returns when the campaign's pace next allows a dial if the pace, not
+// the lines or the list, is what stopped it (zero otherwise): the
+// dispatcher looks again then.
+func (d *Dispatcher) dial(ctx context.Context, c model.Campaign, now time.Time) (again time.Time) {
 	if c.Counts.Pending == 0 || (c.StartAt != nil && now.Before(*c.StartAt)) || (c.EndAt != nil && !now.Before(*c.EndAt)) {
 		return
 	}
@@ -54,7 +58,12 @@ func (d *Dispatcher) dial(ctx context.Context, c model.Campaign, now time.Time) 
 	// due recipients than it may dial (at 1,000 a minute about 16, or one
 	// when a freed line woke it, not a page of 250) until it meets
 	// recipients to park, which it then reads by the page.
-	free = paced(c, now, free)
+	if n, at := paced(c, now, free); n < free {
+		free, again = n, at
+	}
+	if free <= 0 {
+		return again
+	}
 	page := min(duePage, free)
 	dialed, parked := 0, 0
 	for dialed < free && parked < maxParksPerPass {
@@ -118,22 +127,24 @@ func (d *Dispatcher) dial(ctx context.Context, c model.Campaign, now time.Time) 
 			page = duePage
 		}
 		if stop || !progress || len(due) < asked {
-			return
+			return again
 		}
 	}
+	return again
 }
 
-// paced is how many of n dials c's pace allows at now.
-func paced(c model.Campaign, now time.Time, n int) int {
+// paced is how many of n dials c's pace allows at now, and when it allows
+// the one after them.
+func paced(c model.Campaign, now time.Time, n int) (int, time.Time) {
 	next := c.NextDialAt
 	for i := range n {
 		ok, after := Pace(next, now, c.Config.CallsPerMinute)
 		if !ok {
-			return i
+			return i, PaceAllows(next, c.Config.CallsPerMinute)
 		}
 		next = after
 	}
-	return n
+	return n, PaceAllows(next, c.Config.CallsPerMinute)
 }
 
 // place places one recipient's call, its recipient moved to in_progress

@@ -113,19 +113,28 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	t := time.NewTicker(d.Tick)
 	defer t.Stop()
 	for {
-		d.pass(ctx)
+		again := d.pass(ctx)
+		// A campaign held back only by its pace is looked at again the
+		// moment the pace allows its next dial, not at the next tick.
+		var soon <-chan time.Time
+		if !again.IsZero() {
+			soon = time.After(max(again.Sub(d.Now()), time.Millisecond))
+		}
 		select {
 		case <-ctx.Done():
 			d.sends.Wait()
 			return nil
 		case <-t.C:
+		case <-soon:
 		case <-d.wake:
 		}
 	}
 }
 
-// pass looks at every campaign with work once.
-func (d *Dispatcher) pass(ctx context.Context) {
+// pass looks at every campaign with work once, and returns the earliest
+// time a running campaign's pace next allows a dial it held back (zero:
+// none).
+func (d *Dispatcher) pass(ctx context.Context) (again time.Time) {
 	start := time.Now()
 	defer func() { d.Metrics.pass.Observe(time.Since(start).Seconds()) }()
 	camps, err := store.Read(ctx, d.Store, func(tx store.Tx) ([]model.Campaign, error) {
@@ -143,7 +152,9 @@ func (d *Dispatcher) pass(ctx context.Context) {
 		switch c.Status {
 		case model.CampaignRunning:
 			running++
-			d.drive(ctx, c)
+			if at := d.drive(ctx, c); !at.IsZero() && (again.IsZero() || at.Before(again)) {
+				again = at
+			}
 		case model.CampaignPaused:
 			d.drive(ctx, c) // its live calls' outcomes
 		default:
@@ -151,25 +162,29 @@ func (d *Dispatcher) pass(ctx context.Context) {
 		}
 	}
 	d.Metrics.running.Set(float64(running))
+	return again
 }
 
-// drive does one pass's work for a running campaign this server holds.
-func (d *Dispatcher) drive(ctx context.Context, c model.Campaign) {
+// drive does one pass's work for a campaign this server holds (a paused
+// one's: its calls' outcomes), and says when its pace next allows a dial
+// it held back (dial).
+func (d *Dispatcher) drive(ctx context.Context, c model.Campaign) time.Time {
 	now := d.Now()
 	if !d.hold(ctx, c, now) {
-		return
+		return time.Time{}
 	}
 	c, err := d.settle(ctx, c, now)
 	if err != nil {
 		d.logErr(ctx, "settle campaign", err, "campaign_id", c.ID)
-		return
+		return time.Time{}
 	}
 	switch c.Status {
 	case model.CampaignRunning:
-		d.dial(ctx, c, now)
+		return d.dial(ctx, c, now)
 	case model.CampaignCompleted:
 		d.announce(ctx, c)
 	}
+	return time.Time{}
 }
 
 // hold takes or renews this server's hold on the campaign's dispatch,

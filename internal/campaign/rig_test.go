@@ -318,3 +318,19 @@ func decode(t *testing.T, body []byte) map[string]any {
 	}
 	return e
 }
+
+// campaignCallsAll counts every call of the campaign, page by page.
+func (r *rig) campaignCallsAll(id string) []model.Call {
+	r.t.Helper()
+	var all []model.Call
+	for page := 1; ; page++ {
+		calls, total, err := store.ReadPage(r.ctx, r.st, func(tx store.Tx) ([]model.Call, int, error) {
+			return tx.ListCalls(r.ctx, r.org.ID, store.CallFilter{Page: store.Page{Number: page, Size: 100}, CampaignID: id, Minimal: true})
+		})
+		r.must(err)
+		all = append(all, calls...)
+		if len(all) >= total || len(calls) == 0 {
+			return all
+		}
+	}
+}
