@@ -320,7 +320,7 @@ func TestDueRecipientsPlan(t *testing.T) {
 	for i := 1; strings.Contains(query, "?"); i++ {
 		query = strings.Replace(query, "?", "$"+strconv.Itoa(i), 1)
 	}
-	plan := storetest.DueRecipientsPlan(t, s, query, func(query string, args ...any) string {
+	plan := storetest.DueRecipientsPlan(t, s, 20000, query, func(query string, args ...any) string {
 		if _, err := s.DB().ExecContext(t.Context(), "ANALYZE campaign_recipients"); err != nil {
 			t.Fatal(err)
 		}

@@ -476,12 +476,12 @@ var recipientTests = []test{
 	}},
 }
 
-// DueRecipientsPlan fills a store with two campaigns of 20,000 recipients
+// DueRecipientsPlan fills a store with two campaigns of perCampaign recipients
 // each (half of them pending later, a quarter due at once, the rest done)
 // and returns what explain says of DueCampaignRecipients' query (query, as
 // sqlstore.DueRecipientsQuery gives it, with its arguments) for one of
 // them: the engine's test checks that it reads one index range in order.
-func DueRecipientsPlan(t *testing.T, st store.Store, query string, explain func(query string, args ...any) string) string {
+func DueRecipientsPlan(t *testing.T, st store.Store, perCampaign int, query string, explain func(query string, args ...any) string) string {
 	t.Helper()
 	b := &bundle{ctx: t.Context(), st: st}
 	org := newOrg(t, b, "plans")
@@ -489,7 +489,7 @@ func DueRecipientsPlan(t *testing.T, st store.Store, query string, explain func(
 	var cs []model.Campaign
 	for range 2 {
 		c := newCampaign(t, b, org.ID)
-		rs := make([]model.CampaignRecipient, 20000)
+		rs := make([]model.CampaignRecipient, perCampaign)
 		for i := range rs {
 			rs[i] = recipient(fmt.Sprintf("+1557%07d", i))
 			switch i % 4 {
