@@ -184,39 +184,54 @@ type park struct {
 
 // park pushes recipients outside their windows to the windows' opening.
 func (d *Dispatcher) park(ctx context.Context, c model.Campaign, parks []park) error {
-	return d.Store.Update(ctx, func(tx store.Tx) error {
-		if _, err := tx.GetCampaignForUpdate(ctx, c.OrgID, c.ID); err != nil {
-			return err
-		}
-		for _, p := range parks {
-			after := p.r
-			next := p.next.UTC()
-			after.NextAttemptAt = &next
-			if _, err := tx.ChangeRecipient(ctx, &p.r, &after); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	changes := make([]recipientChange, len(parks))
+	for i, p := range parks {
+		after := p.r
+		next := p.next.UTC()
+		after.NextAttemptAt = &next
+		changes[i] = recipientChange{p.r, after}
+	}
+	_, err := d.changeRecipients(ctx, c.OrgID, c.ID, changes)
+	return err
 }
 
 // suppress marks a recipient whose number was suppressed after it was
 // added: it is never dialed.
 func (d *Dispatcher) suppress(ctx context.Context, r model.CampaignRecipient, now time.Time) bool {
-	var ok bool
-	err := d.Store.Update(ctx, func(tx store.Tx) (err error) {
-		if _, err := tx.GetCampaignForUpdate(ctx, r.OrgID, r.CampaignID); err != nil {
-			return err
-		}
-		after := r
-		after.Status, after.NextAttemptAt, after.UpdatedAt = model.RecipientSuppressed, nil, now.UTC()
-		ok, err = tx.ChangeRecipient(ctx, &r, &after)
-		return err
-	})
+	after := r
+	after.Status, after.NextAttemptAt, after.UpdatedAt = model.RecipientSuppressed, nil, now.UTC()
+	moved, err := d.changeRecipients(ctx, r.OrgID, r.CampaignID, []recipientChange{{r, after}})
 	if err != nil {
 		d.logErr(ctx, "mark recipient suppressed", err, "recipient_id", r.ID)
 	}
-	return ok
+	return moved > 0
+}
+
+// recipientChange is one recipient as read and as it is to become.
+type recipientChange struct{ before, after model.CampaignRecipient }
+
+// changeRecipients writes changes in one transaction holding the
+// campaign's row (every recipient write but a dial's holds it), each
+// guarded by ChangeRecipient, and says how many landed.
+func (d *Dispatcher) changeRecipients(ctx context.Context, orgID, campaignID string, changes []recipientChange) (int, error) {
+	var moved int
+	err := d.Store.Update(ctx, func(tx store.Tx) error {
+		moved = 0
+		if _, err := tx.GetCampaignForUpdate(ctx, orgID, campaignID); err != nil {
+			return err
+		}
+		for _, ch := range changes {
+			ok, err := tx.ChangeRecipient(ctx, &ch.before, &ch.after)
+			if err != nil {
+				return err
+			}
+			if ok {
+				moved++
+			}
+		}
+		return nil
+	})
+	return moved, err
 }
 
 // halt pauses a running campaign that cannot dial (its agent is gone or

@@ -182,6 +182,7 @@ func (d *Dispatcher) drive(ctx context.Context, c model.Campaign) time.Time {
 	case model.CampaignRunning:
 		return d.dial(ctx, c, now)
 	case model.CampaignCompleted:
+		delete(d.turns, c.ID) // it dials no more
 		d.announce(ctx, c)
 	}
 	return time.Time{}
