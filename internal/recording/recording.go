@@ -5,6 +5,8 @@
 package recording
 
 import (
+	"context"
+	"errors"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -60,6 +62,14 @@ func (s *Store) Verify(callID, expires, signature string, now time.Time) bool {
 // Open opens a call's recording; os.ErrNotExist when there is none.
 func (s *Store) Open(orgID, callID string) (*os.File, error) {
 	return os.Open(s.Path(orgID, callID))
+}
+
+// Delete removes a call's recording; nil when there is none.
+func (s *Store) Delete(ctx context.Context, orgID, callID string) error {
+	if err := os.Remove(s.Path(orgID, callID)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
 }
 
 // Find locates a call's recording without its organization (signed links
