@@ -71,6 +71,30 @@ type Config struct {
 	SIPTLSKey             string
 }
 
+// flagArea is a heading of a command's --help and the flags under it:
+// names, or prefixes ending in "*".
+type flagArea struct {
+	title string
+	flags []string
+}
+
+// flagAreas orders `parley COMMAND --help`. A flag is listed under the area
+// naming it exactly, else under the area with its longest matching prefix
+// ("sip-invite-*" beats "sip-*"). To add a flag: declare it (serveFlags or
+// the flags function of its part); if no name or prefix here matches it,
+// add its name to one area. TestEveryServeFlagHasAnArea fails until it
+// has one. Flags of one command only (--org, --email) head its help.
+var flagAreas = []flagArea{
+	{"Data and database", []string{"data-dir", "database-url", "secret-key", "recordings-*", "retention-*"}},
+	{"HTTP", []string{"addr", "public-url", "shutdown-timeout", "allow-private-webhooks"}},
+	{"Calls", []string{"dialer", "simulate-*", "node-id", "call-*", "ring-timeout", "post-call-budget"}},
+	{"SIP and RTP", []string{"sip-*", "rtp-*"}},
+	{"Speech", []string{"stt", "tts", "stt-*", "tts-*", "deepgram-*", "openai-*", "elevenlabs-*", "sherpa-*", "sphinx-*"}},
+	{"LLM and knowledge bases", []string{"llm-*", "embeddings-*"}},
+	{"Limits", []string{"max-concurrent-calls", "rate-*", "sip-max-dialogs", "sip-invite-*"}},
+	{"Observability", []string{"log-*", "otel-*"}},
+}
+
 // storeFlags are the flags of every command that opens the database.
 func storeFlags(fs *flag.FlagSet, c *Config) {
 	fs.StringVar(&c.DataDir, "data-dir", "./parley-data", "directory for the embedded SQLite database, the secret key file and recordings")
@@ -78,10 +102,11 @@ func storeFlags(fs *flag.FlagSet, c *Config) {
 	fs.StringVar(&c.SecretKey, "secret-key", "", "32-byte key (hex or base64) sealing stored credentials; generated into the data dir when unset")
 	fs.IntVar(&c.MaxConcurrentCalls, "max-concurrent-calls", 10, "concurrencyLimit of a newly created organization")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
-	fs.StringVar(&c.LogFormat, "log-format", "json", "json or text")
+	fs.StringVar(&c.LogFormat, "log-format", logAuto, "auto (text on a terminal, else JSON), text or json")
 }
 
-// serveFlags are the flags of `parley serve`.
+// serveFlags are the flags of `parley serve`. Each has an env twin
+// (EnvName) and a heading in its --help (flagAreas, above).
 func serveFlags(fs *flag.FlagSet, c *Config) {
 	storeFlags(fs, c)
 	fs.StringVar(&c.Addr, "addr", "127.0.0.1:8080", "HTTP listen address")
@@ -144,8 +169,20 @@ func EnvName(flagName string) string {
 
 // parse reads args into fs, then fills every flag not given on the command
 // line from its environment twin.
+// The flag package's own messages are held back: --help prints the flag
+// set's Usage (the grouped help) and returns flag.ErrHelp; any other error
+// is returned for the caller to report (parseCommand: in two lines).
 func parse(fs *flag.FlagSet, args []string, getenv func(string) string) error {
-	if err := fs.Parse(args); err != nil {
+	help, out := fs.Usage, fs.Output()
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	fs.Usage = help
+	fs.SetOutput(out)
+	if errors.Is(err, flag.ErrHelp) && help != nil {
+		help()
+	}
+	if err != nil {
 		return err
 	}
 	given := map[string]bool{}
@@ -229,20 +266,26 @@ func (c *Config) check() error {
 	if c.PostCallBudget < 0 {
 		errs = append(errs, errors.New("--post-call-budget must not be negative"))
 	}
-	if c.LogFormat != "json" && c.LogFormat != "text" {
-		errs = append(errs, errors.New("--log-format must be json or text"))
+	switch c.LogFormat {
+	case logAuto, logText, logJSON:
+	default:
+		errs = append(errs, errors.New("--log-format must be auto, text or json"))
 	}
 	return errors.Join(errs...)
 }
 
-// newFlagSet makes a flag set that reports its own errors to stderr.
+// newFlagSet makes a command's flag set: its errors go to stderr, and so
+// does its --help (newCommandFlags sends the help elsewhere).
 func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	return newCommandFlags(name, stderr, stderr)
+}
+
+// newCommandFlags makes a command's flag set whose --help, grouped by area
+// (flagAreas), goes to stdout and whose errors go to stderr.
+func newCommandFlags(name string, stdout, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: parley %s [flags]\n\nEvery flag can also be set by its environment twin (--data-dir: PARLEY_DATA_DIR).\n\n", name)
-		fs.PrintDefaults()
-	}
+	fs.Usage = func() { writeHelp(stdout, fs) }
 	return fs
 }
 

@@ -133,7 +133,7 @@ func serve(ctx context.Context, c Config, log *slog.Logger, stderr io.Writer) er
 		defer stopRegistrations() // on the early returns; a second call returns at once
 	}
 	logConfiguration(log, c, a, ln.Addr().String())
-	log.Info("serving", "addr", ln.Addr().String(), "database", a.Store.Engine(), "data_dir", c.DataDir)
+	log.Info("serving", "addr", ln.Addr().String(), "dashboard", dashboardURL(c, ln.Addr().String()), "database", a.Store.Engine(), "data_dir", c.DataDir)
 
 	select {
 	case err := <-served:
