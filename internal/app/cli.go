@@ -144,7 +144,10 @@ func versionLine(ldflags string, info *debug.BuildInfo) string {
 			line += " (modified)"
 		}
 	}
-	return line + " " + info.GoVersion
+	if info.GoVersion != "" {
+		line += " " + info.GoVersion
+	}
+	return line
 }
 
 // version is the short version, for the SIP User-Agent header: -ldflags',
