@@ -76,9 +76,14 @@ func isZeroDefault(v string) bool {
 // arguments and where its flags are listed, in two lines (the help itself
 // is long), and returns errUsage.
 func reportUsage(fs *flag.FlagSet, err error) error {
-	fmt.Fprintf(fs.Output(), "parley %s: %v\n", fs.Name(), err)
+	msg := err.Error()
+	typed, unknown := strings.CutPrefix(msg, undefinedFlagMsg)
+	if unknown {
+		msg = "unknown flag --" + strings.TrimLeft(typed, "-")
+	}
+	fmt.Fprintf(fs.Output(), "parley %s: %s\n", fs.Name(), msg)
 	hint := fmt.Sprintf("Run 'parley %s --help' for its flags.", fs.Name())
-	if near := nearestFlag(fs, err); near != "" {
+	if near := nearestFlag(fs, typed); unknown && near != "" {
 		hint = fmt.Sprintf("Did you mean --%s? Run 'parley %s --help' for its flags.", near, fs.Name())
 	}
 	fmt.Fprintln(fs.Output(), hint)
@@ -90,13 +95,9 @@ func reportUsage(fs *flag.FlagSet, err error) error {
 const undefinedFlagMsg = "flag provided but not defined: -"
 
 // nearestFlag is the command's flag a mistyped one is closest to, when one
-// is close (at most two edits, or one name containing the other), else "".
-func nearestFlag(fs *flag.FlagSet, err error) string {
-	msg := err.Error()
-	if !strings.HasPrefix(msg, undefinedFlagMsg) {
-		return ""
-	}
-	typed := strings.TrimLeft(strings.TrimPrefix(msg, undefinedFlagMsg), "-")
+// is close (at most two edits, or its name contains the typed one), else "".
+func nearestFlag(fs *flag.FlagSet, typed string) string {
+	typed = strings.TrimLeft(typed, "-")
 	best, bestDist := "", 3
 	fs.VisitAll(func(f *flag.Flag) {
 		d := editDistance(typed, f.Name)

@@ -99,15 +99,15 @@ func TestMistypedFlagIsTwoLines(t *testing.T) {
 		err     string // in the first line
 		suggest string // in the second, or ""
 	}{
-		{[]string{"serve", "--sip-adr", "127.0.0.1:0"}, nil, "flag provided but not defined: -sip-adr", "--sip-addr"},
-		{[]string{"serve", "--llm-modle", "x"}, nil, "not defined: -llm-modle", "--llm-model"},
-		{[]string{"serve", "--zzzzzz"}, nil, "not defined: -zzzzzz", ""},
+		{[]string{"serve", "--sip-adr", "127.0.0.1:0"}, nil, "unknown flag --sip-adr", "--sip-addr"},
+		{[]string{"serve", "--llm-modle", "x"}, nil, "unknown flag --llm-modle", "--llm-model"},
+		{[]string{"serve", "--zzzzzz"}, nil, "unknown flag --zzzzzz", ""},
 		{[]string{"serve", "--max-concurrent-calls", "many"}, nil, `invalid value "many" for flag -max-concurrent-calls`, ""},
 		{[]string{"serve"}, map[string]string{"PARLEY_RATE_LIMIT": "fast"}, `PARLEY_RATE_LIMIT="fast"`, ""},
 		{[]string{"serve", "extra"}, nil, `unexpected arguments ["extra"]`, ""},
-		{[]string{"migrate", "--data-dri", "x"}, nil, "not defined: -data-dri", "--data-dir"},
-		{[]string{"keys", "create", "--orgg", "a"}, nil, "not defined: -orgg", "--org"},
-		{[]string{"users", "reset-password", "--emial", "a@b.c"}, nil, "not defined: -emial", "--email"},
+		{[]string{"migrate", "--data-dri", "x"}, nil, "unknown flag --data-dri", "--data-dir"},
+		{[]string{"keys", "create", "--orgg", "a"}, nil, "unknown flag --orgg", "--org"},
+		{[]string{"users", "reset-password", "--emial", "a@b.c"}, nil, "unknown flag --emial", "--email"},
 	} {
 		var out, errOut bytes.Buffer
 		code := Main(context.Background(), tc.args, &out, &errOut, env(tc.env))
