@@ -89,7 +89,8 @@ func run(ctx context.Context, cmd string, args []string, stdout, stderr io.Write
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
-	fmt.Fprintf(stderr, "parley: unknown command %q\n\n%s", cmd, usage)
+	// Like a mistyped flag: the error and where the commands are listed.
+	fmt.Fprintf(stderr, "parley: unknown command %q\nRun 'parley help' for the commands.\n", cmd)
 	return errUsage
 }
 

@@ -132,6 +132,18 @@ func TestMistypedFlagIsTwoLines(t *testing.T) {
 	}
 }
 
+func TestUnknownCommandIsTwoLines(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := Main(context.Background(), []string{"serv", "--addr", "x"}, &out, &errOut, env(nil))
+	if code != 2 || out.Len() != 0 || errOut.String() != "parley: unknown command \"serv\"\nRun 'parley help' for the commands.\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out.String(), errOut.String())
+	}
+	out.Reset()
+	if code := Main(context.Background(), []string{"help"}, &out, &errOut, env(nil)); code != 0 || !strings.Contains(out.String(), "parley users reset-password --email EMAIL") {
+		t.Errorf("help: exit %d, %q", code, out.String())
+	}
+}
+
 func TestEditDistance(t *testing.T) {
 	for _, tc := range []struct {
 		a, b string
