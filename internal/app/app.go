@@ -200,6 +200,7 @@ func wire(ctx context.Context, c Config, log *slog.Logger, base string, st store
 		parts.WebCalls = phone
 		keeper = newKeeper(c, st, box, ua, writes, log)
 		registerSIPMetrics(reg, ua, keeper)
+		registerCapacity(reg, ua, queue, c.SIPMaxDialogs)
 	}
 	services := domain.Assemble(st, box, parts)
 	server := api.New(api.Config{
