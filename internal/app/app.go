@@ -262,7 +262,7 @@ func newPhone(c Config, st store.Store, box *secret.Box, orgs *org.Service, reco
 	}
 	phone := &telephony.Phone{
 		UA: ua, Store: st, Box: box, PreCalls: hooks, Secret: orgs.WebhookSecret, Recordings: recordings,
-		DefaultTrunk: trunk, RingTimeout: c.RingTimeout, Web: web, Conversation: engine,
+		DefaultTrunk: trunk, TrunkCPS: c.SIPTrunkCPS, RingTimeout: c.RingTimeout, Web: web, Conversation: engine,
 		PostCallBudget: c.PostCallBudget, Writes: writes, Logger: log,
 	}
 	return ua, phone, nil

@@ -49,6 +49,9 @@ type Phone struct {
 	Recordings *recording.Store
 	// DefaultTrunk serves agents without a trunk (nil: they cannot call).
 	DefaultTrunk *Trunk
+	// TrunkCPS is the INVITEs per second each trunk may send, shared by
+	// every server on the database (pace.go); 0: unlimited.
+	TrunkCPS float64
 	// RingTimeout bounds ringing on outbound calls (default 60 s).
 	RingTimeout time.Duration
 	// Web answers browsers' WebRTC offers for web calls (nil: none).
