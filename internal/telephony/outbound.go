@@ -71,7 +71,7 @@ func (p *Phone) trunk(ctx context.Context, orgID string, id *string) (Trunk, err
 	case err != nil:
 		return Trunk{}, err
 	}
-	out := Trunk{ID: &t.ID, Transport: t.Transport}
+	out := Trunk{ID: &t.ID, Transport: t.Transport, CallsPerSecond: t.CallsPerSecond}
 	if t.Host != nil {
 		out.Host = *t.Host
 	}

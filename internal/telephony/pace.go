@@ -46,10 +46,13 @@ func paceKey(tr Trunk) string {
 }
 
 // awaitInviteSlot claims tr's next INVITE slot and waits for it (at once
-// when the trunk has no limit). It returns ctx's error when the call ends
+// when the trunk has no limit: its callsPerSecond, else --sip-trunk-cps). It returns ctx's error when the call ends
 // while it waits.
 func (p *Phone) awaitInviteSlot(ctx context.Context, tr Trunk) error {
 	rate := p.TrunkCPS
+	if tr.CallsPerSecond != nil {
+		rate = *tr.CallsPerSecond // the trunk's own, 0 unlimited
+	}
 	if rate <= 0 {
 		return nil
 	}
@@ -65,7 +68,7 @@ func (p *Phone) awaitInviteSlot(ctx context.Context, tr Trunk) error {
 		return tx.SetTrunkPace(ctx, key, newNext)
 	})
 	if err != nil {
-		return fmt.Errorf("claim an INVITE slot of the trunk (--sip-trunk-cps): %w", err)
+		return fmt.Errorf("claim an INVITE slot of the trunk (its callsPerSecond): %w", err)
 	}
 	wait := time.Until(at)
 	if wait <= 0 {

@@ -44,14 +44,16 @@ func TestPaceSlot(t *testing.T) {
 
 // Two servers sending through one trunk share its limit: 40 INVITEs at 20
 // a second, claimed from both at once, take at least a second past the
-// burst of 20; a trunk without a limit waits for nothing.
+// burst of 20. The trunk's own callsPerSecond wins over the servers'
+// default (--sip-trunk-cps); a trunk without a limit waits for nothing.
 func TestTwoServersShareTheTrunkRate(t *testing.T) {
 	for engine, open := range enginetest.Engines(t, "telephony") {
 		t.Run(engine, func(t *testing.T) {
 			st := open(t)
 			trunkID := "11111111-1111-4111-8111-111111111111"
-			servers := []*Phone{{Store: st, TrunkCPS: 20}, {Store: st, TrunkCPS: 20}}
-			tr := Trunk{ID: &trunkID, Host: "carrier.example", Port: 5060, Transport: "udp"}
+			own := 20.0
+			servers := []*Phone{{Store: st, TrunkCPS: 1000}, {Store: st, TrunkCPS: 1000}}
+			tr := Trunk{ID: &trunkID, Host: "carrier.example", Port: 5060, Transport: "udp", CallsPerSecond: &own}
 			start := time.Now()
 			var wg sync.WaitGroup
 			for i := range 40 {
@@ -73,10 +75,12 @@ func TestTwoServersShareTheTrunkRate(t *testing.T) {
 			if err := servers[0].awaitInviteSlot(ctx, tr); err == nil {
 				t.Error("a canceled call got a slot a second away")
 			}
-			unlimited := &Phone{Store: st}
+			unlimited := 0.0
+			tr.CallsPerSecond = &unlimited // whatever the default
+			slow := &Phone{Store: st, TrunkCPS: 1}
 			begin := time.Now()
 			for range 100 {
-				if err := unlimited.awaitInviteSlot(context.Background(), tr); err != nil {
+				if err := slow.awaitInviteSlot(context.Background(), tr); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -36,6 +36,8 @@ type Trunk struct {
 	Port               int
 	Transport          string // udp, tcp, tls or loopback
 	Username, Password string
+	// CallsPerSecond is the trunk's own INVITE rate (nil: Phone.TrunkCPS).
+	CallsPerSecond *float64
 }
 
 // Phone is Parley's telephone.

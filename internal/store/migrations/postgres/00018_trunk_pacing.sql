@@ -7,6 +7,8 @@ CREATE TABLE trunk_pacing (
     trunk          text PRIMARY KEY,
     next_invite_at timestamptz NOT NULL
 );
+ALTER TABLE sip_trunks ADD COLUMN calls_per_second double precision CHECK (calls_per_second >= 0);
 
 -- +goose Down
+ALTER TABLE sip_trunks DROP COLUMN calls_per_second;
 DROP TABLE trunk_pacing;

@@ -6,13 +6,16 @@
 -- the default trunk of --sip-trunk-host ("default:<host>:<port>/<transport>"),
 -- which has no row in sip_trunks. The epoch means never paced. A trunk's
 -- row outlives the trunk: it is one short row, and a trunk id is never
--- reused.
+-- reused. sip_trunks.calls_per_second is a trunk's own limit (NULL: the
+-- server's --sip-trunk-cps; 0: unlimited).
 
 -- +goose Up
 CREATE TABLE trunk_pacing (
     trunk          TEXT PRIMARY KEY,
     next_invite_at TEXT NOT NULL
 ) STRICT;
+ALTER TABLE sip_trunks ADD COLUMN calls_per_second REAL CHECK (calls_per_second >= 0);
 
 -- +goose Down
+ALTER TABLE sip_trunks DROP COLUMN calls_per_second;
 DROP TABLE trunk_pacing;
