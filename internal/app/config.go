@@ -92,7 +92,7 @@ var flagAreas = []flagArea{
 	{"SIP and RTP", []string{"sip-*", "rtp-*"}},
 	{"Speech", []string{"stt", "tts", "stt-*", "tts-*", "deepgram-*", "openai-*", "elevenlabs-*", "sherpa-*", "sphinx-*"}},
 	{"LLM and knowledge bases", []string{"llm-*", "embeddings-*"}},
-	{"Limits", []string{"max-concurrent-calls", "rate-*", "sip-max-dialogs", "sip-invite-*"}},
+	{"Limits", []string{"max-concurrent-calls", "rate-*", "sip-max-dialogs", "sip-invite-*", "sip-trunk-cps"}},
 	{"Observability", []string{"log-*", "otel-*"}},
 }
 
