@@ -65,8 +65,9 @@ func open(t testing.TB, dbURL string, opts ...postgres.Option) *sqlstore.Store {
 
 // unsynced is dbURL with commits that do not wait for the WAL's flush
 // (synchronous_commit=off, a session setting pgx passes to the server):
-// every store of the suite creates a schema and runs each migration in a
-// transaction of its own, and the suite does not test durability. A URL
+// the suite's cases write and empty their schemas (a few are migrated,
+// each migration in a transaction of its own), and it does not test
+// durability. A URL
 // that is not postgres:// is left as it is.
 func unsynced(dbURL string) string {
 	u, err := url.Parse(dbURL)
