@@ -1,0 +1,360 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"maps"
+	"net"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/parley-voice/parley/internal/media/audio"
+	"github.com/parley-voice/parley/internal/provider/llm/llmtest"
+	"github.com/parley-voice/parley/internal/siptest"
+)
+
+// node is one of several Parley servers behind a SIP proxy: its own
+// loopback address (127.0.0.2, 127.0.0.3 ...: a Contact or SDP address
+// that names 127.0.0.1, or the wrong server, shows), a fixed SIP port the
+// proxy's list names, and its own data directory, as on its own machine.
+type node struct {
+	name, ip string
+	sipPort  int
+	dataDir  string
+	args     []string
+	srv      *server
+	earlier  string // the logs of its runs before srv
+}
+
+func (n *node) sipAddr() string { return net.JoinHostPort(n.ip, fmt.Sprint(n.sipPort)) }
+
+func (n *node) start(t *testing.T, bin string, env []string) {
+	t.Helper()
+	if n.srv != nil {
+		n.earlier += n.srv.logs.String() + "--- restart ---\n"
+	}
+	n.srv = startServer(t, bin, append(slices.Clone(env), "PARLEY_DATA_DIR="+n.dataDir), n.args...)
+}
+
+// freePortOn is a port free on ip for both UDP and TCP a moment ago.
+func freePortOn(t *testing.T, ip string) int {
+	t.Helper()
+	for range 20 {
+		l, err := net.Listen("tcp", ip+":0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := l.Addr().(*net.TCPAddr).Port
+		u, err := net.ListenPacket("udp", fmt.Sprintf("%s:%d", ip, p))
+		l.Close()
+		if err == nil {
+			u.Close()
+			return p
+		}
+	}
+	t.Fatalf("no port free on %s for both UDP and TCP", ip)
+	return 0
+}
+
+// outboundLoad places a call through the API at a steady pace until
+// stopped, on the first server that takes it: a load balancer in front of
+// the API sends each request to a server whose /readyz is 200, and a
+// draining server answers the API 503.
+type outboundLoad struct {
+	mu      sync.Mutex
+	ids     []string
+	refused []string // requests no server took
+}
+
+func (o *outboundLoad) run(t *testing.T, nodes []*node, key, agentID string, every time.Duration, stop <-chan struct{}) {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for i := 0; ; i++ {
+		select {
+		case <-stop:
+			return
+		case <-tick.C:
+		}
+		body := fmt.Sprintf(`{"agentId":%q,"toNumber":"+1415555%04d","fromNumber":"+14155550100"}`, agentID, i)
+		var tries []string
+		placed := false
+		for k := range nodes {
+			n := nodes[(i+k)%len(nodes)] // alternate the first choice
+			req, _ := http.NewRequest("POST", "http://"+n.srv.addr+"/v1/calls", strings.NewReader(body))
+			req.Header.Set("x-api-key", key)
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil { // stopped: its address is gone until it starts again
+				tries = append(tries, n.name+": "+err.Error())
+				continue
+			}
+			raw, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusCreated {
+				var id string
+				if m := regexp.MustCompile(`"id":"([^"]+)"`).FindSubmatch(raw); m != nil {
+					id = string(m[1])
+				}
+				o.mu.Lock()
+				o.ids = append(o.ids, id)
+				o.mu.Unlock()
+				placed = true
+				break
+			}
+			tries = append(tries, fmt.Sprintf("%s: %d %s", n.name, resp.StatusCode, raw))
+		}
+		if !placed {
+			o.mu.Lock()
+			o.refused = append(o.refused, strings.Join(tries, "; "))
+			o.mu.Unlock()
+		}
+	}
+}
+
+// Two servers on one PostgreSQL behind a real Kamailio (dispatcher module,
+// OPTIONS probes, failover on 503 or silence), each on its own address:
+// sipp calls in through Kamailio and the API calls out to a sipp carrier,
+// both at a steady pace, while each server in turn is stopped with SIGTERM,
+// waited for and started again. No call fails or is refused, both servers
+// take calls before and after their restarts, Kamailio marks a draining
+// server down and a restarted one up, every Contact and SDP address names
+// the server that answered, and every call's recording downloads (from
+// every server when they share an object store) with the carrier's audio in
+// the caller's channel of outbound calls: media reached the address the SDP
+// named.
+func TestRollingRestartBehindKamailio(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the binary")
+	}
+	url := postgresURL(t)
+	siptest.RequireKamailio(t)
+	siptest.RequireSipp(t)
+	requireLocalSpeech(t)
+	dsn := createSchema(t, url, fmt.Sprintf("proxy_%d", time.Now().UnixNano()))
+	bin := build(t)
+	// The carrier's tone can pass for speech: a model that says nothing
+	// keeps those calls going.
+	model := llmtest.New(t, func(llmtest.Request) llmtest.Reply { return llmtest.Reply{} })
+	env := []string{"PARLEY_DATABASE_URL=" + dsn, "PARLEY_SECRET_KEY=" + strings.Repeat("ab", 32),
+		"PARLEY_LLM_BASE_URL=" + model.URL, "PARLEY_LLM_API_KEY=k"}
+
+	nodes := []*node{{name: "a", ip: "127.0.0.2"}, {name: "b", ip: "127.0.0.3"}}
+	for i, n := range nodes {
+		n.sipPort, n.dataDir = freePortOn(t, n.ip), t.TempDir()
+		n.args = []string{"--addr", n.ip + ":0", "--node-id", n.name, "--dialer", "sip",
+			"--sip-addr", n.sipAddr(), "--rtp-ports", fmt.Sprintf("%d-%d", 34000+400*i, 34399+400*i),
+			// Every call comes from the proxy's one address: no per-source bucket for it.
+			"--sip-invite-exempt", "127.0.0.1",
+			// Calls last seconds: the drain lets every one finish.
+			"--call-drain", "30s", "--call-lease", "5s", "--rate-limit", "0"}
+		n.start(t, bin, env)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, n := range nodes {
+				t.Logf("server %s's log:\n%s", n.name, tail(n.earlier+n.srv.logs.String(), 12000))
+			}
+		}
+	})
+	key := nodes[0].srv.key + nodes[1].srv.key // exactly one of them created the first key
+	if !keyLine.MatchString(key) {
+		t.Fatalf("first key %q", key)
+	}
+	proxy := siptest.StartDispatcher(t, siptest.DispatcherOptions{Servers: []string{nodes[0].sipAddr(), nodes[1].sipAddr()}})
+
+	a := nodes[0].srv
+	a.must(key, 200, "PATCH", "/v1/organization", map[string]any{"concurrencyLimit": 100})
+	desk := a.must(key, 201, "POST", "/v1/agents", map[string]any{"name": "Desk", "promptTemplate": "You answer.",
+		"firstMessage": "Hello.", "firstMessageMode": "static"})["data"].(map[string]any)
+	a.must(key, 201, "POST", "/v1/phone-numbers", map[string]any{"e164": "+14155559999", "agentId": desk["id"]})
+	carrier := siptest.UAS(t, "uas_answer_bye", siptest.Options{Calls: 10000, Limit: 200, Timeout: 5 * time.Minute,
+		Keys: map[string]string{"hold": "2000"}})
+	host, port, _ := net.SplitHostPort(carrier.Addr())
+	trunk := a.must(key, 201, "POST", "/v1/sip-trunks", map[string]any{"friendlyName": "carrier", "host": host, "port": mustAtoi(t, port), "transport": "udp"})["data"].(map[string]any)
+	caller := a.must(key, 201, "POST", "/v1/agents", map[string]any{"name": "Caller", "promptTemplate": "You listen.",
+		"sipTrunkId": trunk["id"]})["data"].(map[string]any)
+
+	// The load: a call in through the proxy every half second and one out
+	// through the API every second, each talking for 2 s.
+	inbound := siptest.UAC(t, "uac_call", proxy.Addr(), siptest.Options{Service: "+14155559999", Calls: 10000, Limit: 50, Rate: 2,
+		Timeout: 5 * time.Minute, Keys: map[string]string{"from": "+14155558888", "hold": "2000"}})
+	var out outboundLoad
+	stop := make(chan struct{})
+	var load sync.WaitGroup
+	load.Go(func() { out.run(t, nodes, key, caller["id"].(string), time.Second, stop) })
+	stopLoad := sync.OnceFunc(func() { close(stop); load.Wait() })
+	defer stopLoad()
+
+	dispatchedTo := func(n *node) int {
+		c := 0
+		for _, to := range proxy.Dispatched() {
+			if to == n.sipAddr() {
+				c++
+			}
+		}
+		return c
+	}
+	start := time.Now()
+	eventually(t, "both servers taking calls from the proxy", func() bool {
+		return dispatchedTo(nodes[0]) >= 2 && dispatchedTo(nodes[1]) >= 2
+	})
+	for _, n := range nodes {
+		before := dispatchedTo(n)
+		downs, ups := proxy.Marked(n.sipAddr(), "down"), proxy.Marked(n.sipAddr(), "up")
+		stopped := time.Now()
+		if err := n.srv.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "the proxy marking draining "+n.name+" down", func() bool { return proxy.Marked(n.sipAddr(), "down") > downs })
+		markedDown := time.Since(stopped)
+		select {
+		case <-n.srv.eof:
+		case <-time.After(60 * time.Second):
+			t.Fatalf("%s still running 60 s after SIGTERM", n.name)
+		}
+		if err := n.srv.cmd.Wait(); err != nil {
+			t.Fatalf("%s exit after SIGTERM: %v\n%s", n.name, err, n.srv.logs)
+		}
+		exited := time.Since(stopped)
+		n.start(t, bin, env)
+		eventually(t, "the proxy marking restarted "+n.name+" up", func() bool { return proxy.Marked(n.sipAddr(), "up") > ups })
+		eventually(t, "restarted "+n.name+" taking calls again", func() bool { return dispatchedTo(n) >= before+2 })
+		t.Logf("%s: marked down %v after SIGTERM, exited after %v, back in rotation %v after SIGTERM",
+			n.name, markedDown.Round(time.Millisecond), exited.Round(time.Millisecond), time.Since(stopped).Round(time.Millisecond))
+	}
+	inbound.Quit()
+	stopLoad()
+	if err := inbound.Wait(); err != nil {
+		t.Errorf("callers through the proxy: %v", err)
+	}
+	succeeded, failed, _ := inbound.Counts()
+	t.Logf("%v of load: %d calls in (%d failed), %d out; %d INVITEs sent on to the other server",
+		time.Since(start).Round(time.Second), succeeded, failed, len(out.ids), proxy.Failovers())
+	if failed != 0 || succeeded == 0 {
+		t.Errorf("sipp: %d calls through the proxy succeeded, %d failed", succeeded, failed)
+	}
+	if len(out.refused) != 0 {
+		t.Errorf("%d outbound calls refused by every server: %v", len(out.refused), out.refused)
+	}
+
+	// Every call ends COMPLETED and its recording downloads.
+	s := nodes[1].srv
+	eventually(t, "every call ended", func() bool {
+		_, m := s.do(key, "GET", "/v1/calls?status=QUEUED,INITIATED,RINGING,IN_PROGRESS", nil)
+		return m["total"] == float64(0)
+	})
+	calls := s.calls(key)
+	in := 0
+	for id, c := range calls {
+		if c["direction"] == "INBOUND" {
+			in++
+		}
+		if c["status"] != "COMPLETED" {
+			t.Errorf("call %s (%v) ended %v / %v: %v", id, c["direction"], c["status"], c["hangupCause"], c["errorMessage"])
+		}
+	}
+	if in != succeeded || len(calls) != in+len(out.ids) {
+		t.Errorf("%d call records, %d inbound; sipp completed %d calls in and the API placed %d out", len(calls), in, succeeded, len(out.ids))
+	}
+	checkRecordings(t, nodes, key, calls)
+	checkAddresses(t, nodes, inbound, carrier)
+}
+
+// checkRecordings downloads every call's recording through every server:
+// each must serve it when the servers share an object store; with
+// recordings on each server's own disk, exactly the server that took the
+// call does. An outbound call's caller channel holds the carrier's tone.
+func checkRecordings(t *testing.T, nodes []*node, key string, calls map[string]map[string]any) {
+	t.Helper()
+	for id, c := range calls {
+		if c["recordingUrl"] == nil {
+			t.Errorf("call %s has no recording", id)
+			continue
+		}
+		served := 0
+		for _, n := range nodes {
+			req, _ := http.NewRequest("GET", "http://"+n.srv.addr+"/v1/calls/"+id+"/recording", nil)
+			req.Header.Set("x-api-key", key)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				continue
+			}
+			served++
+			wav, err := audio.ReadWAV(bytes.NewReader(body))
+			if err != nil || len(wav.Channels) != 2 {
+				t.Errorf("call %s's recording from %s: %v (%d bytes)", id, n.name, err, len(body))
+				continue
+			}
+			if c["direction"] == "OUTBOUND" && len(speechSpans(wav.Channels[0], wav.Rate)) == 0 {
+				t.Errorf("call %s's recording from %s: no carrier audio in the caller's channel", id, n.name)
+			}
+		}
+		if served != 1 { // TODO(kam): every server once recordings are in the shared store
+			t.Errorf("call %s's recording served by %d servers", id, served)
+		}
+	}
+}
+
+var (
+	contactHost = regexp.MustCompile(`(?m)^Contact: <sip:[^@>]*@?([0-9.]+):\d+`)
+	sdpHost     = regexp.MustCompile(`(?m)^c=IN IP4 ([0-9.]+)`)
+)
+
+// checkAddresses reads what the callers and the carrier received from
+// Parley: each 200 answering an INVITE (inbound) and each INVITE (outbound)
+// carries a Contact and an SDP connection address, and both must name one
+// server's own address, the same one.
+func checkAddresses(t *testing.T, nodes []*node, peers ...*siptest.Sipp) {
+	t.Helper()
+	own := map[string]bool{}
+	for _, n := range nodes {
+		own[n.ip] = true
+	}
+	seen := map[string]int{}
+	for _, p := range peers {
+		for _, msg := range p.Received() {
+			msg = strings.ReplaceAll(msg, "\r", "")
+			first, _, _ := strings.Cut(msg, "\n")
+			if !(strings.HasPrefix(first, "INVITE ") || strings.HasPrefix(first, "SIP/2.0 200") && strings.Contains(msg, "\nCSeq: 1 INVITE")) {
+				continue
+			}
+			contact, sdp := contactHost.FindStringSubmatch(msg), sdpHost.FindStringSubmatch(msg)
+			if contact == nil || sdp == nil || !own[contact[1]] || sdp[1] != contact[1] {
+				t.Errorf("%s from Parley: Contact %v, SDP address %v; want one server's own address (%v):\n%s", first, contact, sdp, slices.Sorted(maps.Keys(own)), msg)
+				continue
+			}
+			seen[contact[1]]++
+		}
+	}
+	if len(seen) != len(nodes) {
+		t.Errorf("Contact addresses seen: %v", seen)
+	}
+}
+
+func mustAtoi(t *testing.T, s string) int {
+	t.Helper()
+	var n int
+	if _, err := fmt.Sscan(s, &n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "..." + s[len(s)-n:]
+}
