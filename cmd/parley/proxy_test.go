@@ -35,7 +35,7 @@ type node struct {
 
 func (n *node) sipAddr() string { return net.JoinHostPort(n.ip, fmt.Sprint(n.sipPort)) }
 
-func (n *node) start(t *testing.T, bin string, env []string) {
+func (n *node) start(t testing.TB, bin string, env []string) {
 	t.Helper()
 	if n.srv != nil {
 		n.earlier += n.srv.logs.String() + "--- restart ---\n"
@@ -44,7 +44,7 @@ func (n *node) start(t *testing.T, bin string, env []string) {
 }
 
 // freePortOn is a port free on ip for both UDP and TCP a moment ago.
-func freePortOn(t *testing.T, ip string) int {
+func freePortOn(t testing.TB, ip string) int {
 	t.Helper()
 	for range 20 {
 		l, err := net.Listen("tcp", ip+":0")
@@ -61,6 +61,71 @@ func freePortOn(t *testing.T, ip string) int {
 	}
 	t.Fatalf("no port free on %s for both UDP and TCP", ip)
 	return 0
+}
+
+// proxyRig is two servers on one PostgreSQL, each on its own loopback
+// address, behind Kamailio's dispatcher, with an organization whose number
+// +14155559999 rings the Desk agent.
+type proxyRig struct {
+	nodes []*node
+	proxy *siptest.Kamailio
+	key   string
+	bin   string
+	env   []string
+}
+
+// startProxyRig starts the rig with model as the servers' language model;
+// extra are more serve flags for both servers.
+func startProxyRig(t testing.TB, model func(llmtest.Request) llmtest.Reply, extra ...string) *proxyRig {
+	t.Helper()
+	url := postgresURL(t)
+	siptest.RequireKamailio(t)
+	siptest.RequireSipp(t)
+	requireLocalSpeech(t)
+	dsn := createSchema(t, url, fmt.Sprintf("proxy_%d", time.Now().UnixNano()))
+	fake := llmtest.New(t, model)
+	r := &proxyRig{bin: build(t), env: []string{"PARLEY_DATABASE_URL=" + dsn, "PARLEY_SECRET_KEY=" + strings.Repeat("ab", 32),
+		"PARLEY_LLM_BASE_URL=" + fake.URL, "PARLEY_LLM_API_KEY=k"}}
+	r.nodes = []*node{{name: "a", ip: "127.0.0.2"}, {name: "b", ip: "127.0.0.3"}}
+	for i, n := range r.nodes {
+		n.sipPort, n.dataDir = freePortOn(t, n.ip), t.TempDir()
+		n.args = append([]string{"--addr", n.ip + ":0", "--node-id", n.name, "--dialer", "sip",
+			"--sip-addr", n.sipAddr(), "--rtp-ports", fmt.Sprintf("%d-%d", 34000+400*i, 34399+400*i),
+			// Every call comes from the proxy's one address: no per-source bucket for it.
+			"--sip-invite-exempt", "127.0.0.1",
+			// Calls last seconds: the drain lets every one finish.
+			"--call-drain", "30s", "--call-lease", "5s", "--rate-limit", "0"}, extra...)
+		n.start(t, r.bin, r.env)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, n := range r.nodes {
+				t.Logf("server %s's log:\n%s", n.name, tail(n.earlier+n.srv.logs.String(), 12000))
+			}
+		}
+	})
+	r.key = r.nodes[0].srv.key + r.nodes[1].srv.key // exactly one of them created the first key
+	if !keyLine.MatchString(r.key) {
+		t.Fatalf("first key %q", r.key)
+	}
+	r.proxy = siptest.StartDispatcher(t, siptest.DispatcherOptions{Servers: []string{r.nodes[0].sipAddr(), r.nodes[1].sipAddr()}})
+	a := r.nodes[0].srv
+	a.must(r.key, 200, "PATCH", "/v1/organization", map[string]any{"concurrencyLimit": 1000})
+	desk := a.must(r.key, 201, "POST", "/v1/agents", map[string]any{"name": "Desk", "promptTemplate": "You answer.",
+		"firstMessage": "Hello.", "firstMessageMode": "static"})["data"].(map[string]any)
+	a.must(r.key, 201, "POST", "/v1/phone-numbers", map[string]any{"e164": "+14155559999", "agentId": desk["id"]})
+	return r
+}
+
+// dispatchedTo counts the calls the proxy has sent to n.
+func (r *proxyRig) dispatchedTo(n *node) int {
+	c := 0
+	for _, to := range r.proxy.Dispatched() {
+		if to == n.sipAddr() {
+			c++
+		}
+	}
+	return c
 }
 
 // outboundLoad places a call through the API at a steady pace until
@@ -133,47 +198,11 @@ func TestRollingRestartBehindKamailio(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the binary")
 	}
-	url := postgresURL(t)
-	siptest.RequireKamailio(t)
-	siptest.RequireSipp(t)
-	requireLocalSpeech(t)
-	dsn := createSchema(t, url, fmt.Sprintf("proxy_%d", time.Now().UnixNano()))
-	bin := build(t)
 	// The carrier's tone can pass for speech: a model that says nothing
 	// keeps those calls going.
-	model := llmtest.New(t, func(llmtest.Request) llmtest.Reply { return llmtest.Reply{} })
-	env := []string{"PARLEY_DATABASE_URL=" + dsn, "PARLEY_SECRET_KEY=" + strings.Repeat("ab", 32),
-		"PARLEY_LLM_BASE_URL=" + model.URL, "PARLEY_LLM_API_KEY=k"}
-
-	nodes := []*node{{name: "a", ip: "127.0.0.2"}, {name: "b", ip: "127.0.0.3"}}
-	for i, n := range nodes {
-		n.sipPort, n.dataDir = freePortOn(t, n.ip), t.TempDir()
-		n.args = []string{"--addr", n.ip + ":0", "--node-id", n.name, "--dialer", "sip",
-			"--sip-addr", n.sipAddr(), "--rtp-ports", fmt.Sprintf("%d-%d", 34000+400*i, 34399+400*i),
-			// Every call comes from the proxy's one address: no per-source bucket for it.
-			"--sip-invite-exempt", "127.0.0.1",
-			// Calls last seconds: the drain lets every one finish.
-			"--call-drain", "30s", "--call-lease", "5s", "--rate-limit", "0"}
-		n.start(t, bin, env)
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			for _, n := range nodes {
-				t.Logf("server %s's log:\n%s", n.name, tail(n.earlier+n.srv.logs.String(), 12000))
-			}
-		}
-	})
-	key := nodes[0].srv.key + nodes[1].srv.key // exactly one of them created the first key
-	if !keyLine.MatchString(key) {
-		t.Fatalf("first key %q", key)
-	}
-	proxy := siptest.StartDispatcher(t, siptest.DispatcherOptions{Servers: []string{nodes[0].sipAddr(), nodes[1].sipAddr()}})
-
+	r := startProxyRig(t, func(llmtest.Request) llmtest.Reply { return llmtest.Reply{} })
+	nodes, proxy, key, bin, env := r.nodes, r.proxy, r.key, r.bin, r.env
 	a := nodes[0].srv
-	a.must(key, 200, "PATCH", "/v1/organization", map[string]any{"concurrencyLimit": 100})
-	desk := a.must(key, 201, "POST", "/v1/agents", map[string]any{"name": "Desk", "promptTemplate": "You answer.",
-		"firstMessage": "Hello.", "firstMessageMode": "static"})["data"].(map[string]any)
-	a.must(key, 201, "POST", "/v1/phone-numbers", map[string]any{"e164": "+14155559999", "agentId": desk["id"]})
 	carrier := siptest.UAS(t, "uas_answer_bye", siptest.Options{Calls: 10000, Limit: 200, Timeout: 5 * time.Minute,
 		Keys: map[string]string{"hold": "2000"}})
 	host, port, _ := net.SplitHostPort(carrier.Addr())
@@ -192,21 +221,12 @@ func TestRollingRestartBehindKamailio(t *testing.T) {
 	stopLoad := sync.OnceFunc(func() { close(stop); load.Wait() })
 	defer stopLoad()
 
-	dispatchedTo := func(n *node) int {
-		c := 0
-		for _, to := range proxy.Dispatched() {
-			if to == n.sipAddr() {
-				c++
-			}
-		}
-		return c
-	}
 	start := time.Now()
 	eventually(t, "both servers taking calls from the proxy", func() bool {
-		return dispatchedTo(nodes[0]) >= 2 && dispatchedTo(nodes[1]) >= 2
+		return r.dispatchedTo(nodes[0]) >= 2 && r.dispatchedTo(nodes[1]) >= 2
 	})
 	for _, n := range nodes {
-		before := dispatchedTo(n)
+		before := r.dispatchedTo(n)
 		downs, ups := proxy.Marked(n.sipAddr(), "down"), proxy.Marked(n.sipAddr(), "up")
 		stopped := time.Now()
 		if err := n.srv.cmd.Process.Signal(syscall.SIGTERM); err != nil {
@@ -225,7 +245,7 @@ func TestRollingRestartBehindKamailio(t *testing.T) {
 		exited := time.Since(stopped)
 		n.start(t, bin, env)
 		eventually(t, "the proxy marking restarted "+n.name+" up", func() bool { return proxy.Marked(n.sipAddr(), "up") > ups })
-		eventually(t, "restarted "+n.name+" taking calls again", func() bool { return dispatchedTo(n) >= before+2 })
+		eventually(t, "restarted "+n.name+" taking calls again", func() bool { return r.dispatchedTo(n) >= before+2 })
 		t.Logf("%s: marked down %v after SIGTERM, exited after %v, back in rotation %v after SIGTERM",
 			n.name, markedDown.Round(time.Millisecond), exited.Round(time.Millisecond), time.Since(stopped).Round(time.Millisecond))
 	}
@@ -343,7 +363,7 @@ func checkAddresses(t *testing.T, nodes []*node, peers ...*siptest.Sipp) {
 	}
 }
 
-func mustAtoi(t *testing.T, s string) int {
+func mustAtoi(t testing.TB, s string) int {
 	t.Helper()
 	var n int
 	if _, err := fmt.Sscan(s, &n); err != nil {
