@@ -90,8 +90,14 @@ func (k *Kamailio) Dispatched() map[string]string {
 // because one refused them with 503 or did not answer.
 func (k *Kamailio) Failovers() int { return strings.Count(k.Output(), " again, to sip:") }
 
-// Marked counts the dispatcher's "down" or "up" marks of server
-// ("host:port") so far: its probes' verdicts.
-func (k *Kamailio) Marked(server, state string) int {
-	return strings.Count(k.Output(), "dispatcher: "+state+" sip:"+server+"\n")
+// Marked counts the times server ("host:port") was marked state ("down"
+// or "up") so far, by how: "probe" (an OPTIONS probe's answer, or its
+// absence), "failover" (an INVITE refused with 503 or unanswered), or ""
+// for either.
+func (k *Kamailio) Marked(server, state, by string) int {
+	prefix := "dispatcher: " + state + " sip:" + server + " by "
+	if by != "" {
+		return strings.Count(k.Output(), prefix+by+"\n")
+	}
+	return strings.Count(k.Output(), prefix)
 }
