@@ -21,7 +21,7 @@ type component struct {
 	// drain (optional) runs at shutdown's start, for every part in start
 	// order before any part stops: the part takes no new work from then on
 	// (a probe answers draining, SIP refuses new calls) while the work it
-	// has goes on. It returns once no new work can start.
+	// has goes on. It must not block: every part drains at once.
 	drain func()
 	// stop (optional) stops the part and waits for its work. ctx ends at
 	// --shutdown-timeout after shutdown began; a part with its own bound
@@ -29,27 +29,34 @@ type component struct {
 	stop func(ctx context.Context) error
 }
 
-// background runs fn on a goroutine of its own with a context that stop
-// cancels; stop waits for fn to return. For a part that is a loop.
-func background(fn func(ctx context.Context)) (start func(context.Context) error, stop func(context.Context) error) {
-	var (
-		cancel context.CancelFunc
-		done   = make(chan struct{})
-	)
-	start = func(ctx context.Context) error {
-		ctx, cancel = context.WithCancel(ctx)
-		go func() {
-			defer close(done)
-			fn(ctx)
-		}()
-		return nil
-	}
-	stop = func(context.Context) error {
-		cancel()
-		<-done
-		return nil
-	}
-	return start, stop
+// loop runs a part that is a Run(ctx) loop on a goroutine of its own,
+// with a context that halt cancels; stop halts and waits for it to return.
+type loop struct {
+	run    func(ctx context.Context)
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func background(run func(ctx context.Context)) *loop {
+	return &loop{run: run, done: make(chan struct{})}
+}
+
+func (l *loop) start(ctx context.Context) error {
+	ctx, l.cancel = context.WithCancel(ctx)
+	go func() {
+		defer close(l.done)
+		l.run(ctx)
+	}()
+	return nil
+}
+
+// halt asks the loop to end, and does not wait.
+func (l *loop) halt() { l.cancel() }
+
+func (l *loop) stop(context.Context) error {
+	l.cancel()
+	<-l.done
+	return nil
 }
 
 // runComponents starts parts in order, serves until ctx ends or failed

@@ -133,6 +133,9 @@ func (s *serving) sip() component {
 			}
 			return nil
 		},
+		// New INVITEs and OPTIONS get 503: a proxy probing with OPTIONS
+		// sends new calls elsewhere; the live calls' dialogs go on.
+		drain: ua.Drain,
 		stop: func(context.Context) error {
 			defer cancel()
 			if err := ua.Close(); err != nil {
@@ -170,42 +173,43 @@ func (s *serving) knowledge() component {
 }
 
 func (s *serving) calls() component {
-	start, stop := background(func(ctx context.Context) { s.a.Queue.Run(ctx) })
-	return component{name: "calls", start: start, stop: func(ctx context.Context) error {
-		s.log.Info("stopping calls", "drain", s.c.CallDrain.String())
-		return stop(ctx)
-	}}
+	l := background(func(ctx context.Context) { s.a.Queue.Run(ctx) })
+	return component{name: "calls", start: l.start,
+		drain: s.a.Queue.Drain, // queued calls wait for another server
+		stop: func(ctx context.Context) error {
+			s.log.Info("stopping calls", "drain", s.c.CallDrain.String())
+			return l.stop(ctx)
+		}}
 }
 
 func (s *serving) messages() component {
 	// With SQLite this server is the only one: it takes every unanswered
 	// text at once.
-	start, stop := background(func(ctx context.Context) { s.a.Messages.Run(ctx, s.c.DatabaseURL == "") })
-	return component{name: "messages", start: start, stop: func(ctx context.Context) error {
-		stop(ctx)               // no sweep starts replies while they drain
+	l := background(func(ctx context.Context) { s.a.Messages.Run(ctx, s.c.DatabaseURL == "") })
+	return component{name: "messages", start: l.start, stop: func(ctx context.Context) error {
+		l.stop(ctx)             // no sweep starts replies while they drain
 		s.a.Messages.Drain(ctx) // replies being written get the rest of the shutdown's time
 		return nil
 	}}
 }
 
 func (s *serving) testRuns() component {
-	start, stop := background(s.a.TestRuns.Run)
-	return component{name: "test runs", start: start, stop: stop}
+	l := background(s.a.TestRuns.Run)
+	return component{name: "test runs", start: l.start, stop: l.stop}
 }
 
 func (s *serving) campaigns() component {
-	start, stop := background(func(ctx context.Context) { s.a.Campaigns.Run(ctx) })
-	return component{name: "campaigns", start: start,
-		drain: func() { stop(context.Background()) }, // no dial starts once shutdown has begun
-	}
+	l := background(func(ctx context.Context) { s.a.Campaigns.Run(ctx) })
+	// No dial starts once shutdown has begun; stopping waits for the loop.
+	return component{name: "campaigns", start: l.start, drain: l.halt, stop: l.stop}
 }
 
 func (s *serving) registrations() component {
 	if s.a.Registrations == nil {
 		return component{}
 	}
-	start, stop := background(s.a.Registrations.Run)
-	return component{name: "registrations", start: start, stop: stop}
+	l := background(s.a.Registrations.Run)
+	return component{name: "registrations", start: l.start, stop: l.stop}
 }
 
 // httpPort owns the HTTP listener, bound before the components start: it
