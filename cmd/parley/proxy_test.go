@@ -7,6 +7,7 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -100,7 +101,7 @@ func startProxyRig(t testing.TB, model func(llmtest.Request) llmtest.Reply, extr
 	t.Cleanup(func() {
 		if t.Failed() {
 			for _, n := range r.nodes {
-				t.Logf("server %s's log:\n%s", n.name, tail(n.earlier+n.srv.logs.String(), 12000))
+				t.Logf("server %s's log but HTTP requests:\n%s", n.name, tail(withoutRequests(n.earlier+n.srv.logs.String()), 30000))
 			}
 		}
 	})
@@ -258,6 +259,8 @@ func TestRollingRestartBehindKamailio(t *testing.T) {
 	stopLoad()
 	if err := inbound.Wait(); err != nil {
 		t.Errorf("callers through the proxy: %v", err)
+		os.WriteFile("/tmp/kam_inbound_messages.log", []byte(inbound.Messages()), 0o644) // DEBUG
+		os.WriteFile("/tmp/kam_proxy.log", []byte(proxy.Output()), 0o644)              // DEBUG
 	}
 	succeeded, failed, _ := inbound.Counts()
 	t.Logf("%v of load: %d calls in (%d failed), %d out; %d INVITEs sent on to the other server",
@@ -382,4 +385,15 @@ func tail(s string, n int) string {
 		return s
 	}
 	return "..." + s[len(s)-n:]
+}
+
+// withoutRequests drops the HTTP request lines from a server's log.
+func withoutRequests(log string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(log, "\n") {
+		if !strings.Contains(l, `"msg":"request"`) {
+			b.WriteString(l + "\n")
+		}
+	}
+	return b.String()
 }
