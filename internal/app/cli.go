@@ -29,6 +29,9 @@ Usage:
                                      create a dashboard user (and the organization
                                      if new); prints a one-time password
   parley migrate [flags]             apply database migrations and exit
+  parley recordings migrate --recordings-url s3://BUCKET/PREFIX
+                                     move the recordings under the data dir to
+                                     the object store
   parley version                     print the version
 
 Run "parley COMMAND -h" for a command's flags. Every flag has an environment
@@ -79,6 +82,8 @@ func run(ctx context.Context, cmd string, args []string, stdout, stderr io.Write
 		return keys(ctx, args, stdout, stderr, getenv)
 	case "users":
 		return users(ctx, args, stdout, stderr, getenv)
+	case "recordings":
+		return recordingsCommand(ctx, args, stdout, stderr, getenv)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "parley", version())
 		return nil

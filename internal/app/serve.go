@@ -79,7 +79,10 @@ type serving struct {
 //  2. credentials: the first start's API key and dashboard sign-in, only
 //     once every listener is bound (HTTP and SIP; WebRTC binds per call):
 //     a port taken creates and prints nothing.
-//  3. knowledge: indexing a stopped server left unfinished resumes.
+//  3. knowledge: indexing a stopped server left unfinished resumes. Then
+//     recordings (with --recordings-url): moves finished recordings to the
+//     object store, those a stopped server left first; it stops after
+//     calls, giving the last calls' recordings a moment to land.
 //  4. calls: the call queue, under everything that places calls. Draining,
 //     it dispatches no queued call (another server does); stopping, it lets
 //     live calls finish up to --call-drain.
@@ -100,6 +103,7 @@ func (s *serving) components() []component {
 		s.sip(),
 		s.credentials(),
 		s.knowledge(),
+		s.recordings(),
 		s.calls(),
 		s.messages(),
 		s.testRuns(),
