@@ -7,7 +7,6 @@ import (
 	"maps"
 	"net"
 	"net/http"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/parley-voice/parley/internal/media/audio"
+	"github.com/parley-voice/parley/internal/objecttest"
 	"github.com/parley-voice/parley/internal/provider/llm/llmtest"
 	"github.com/parley-voice/parley/internal/siptest"
 )
@@ -30,8 +30,18 @@ type node struct {
 	sipPort  int
 	dataDir  string
 	args     []string
-	srv      *server
-	earlier  string // the logs of its runs before srv
+	srv      *server // set by start, on the test's goroutine
+	earlier  string  // the logs of its runs before srv
+
+	mu      sync.Mutex
+	apiAddr string // srv.addr, for the load's goroutine
+}
+
+// api is the HTTP address of n's current run.
+func (n *node) api() string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.apiAddr
 }
 
 func (n *node) sipAddr() string { return net.JoinHostPort(n.ip, fmt.Sprint(n.sipPort)) }
@@ -42,6 +52,9 @@ func (n *node) start(t testing.TB, bin string, env []string) {
 		n.earlier += n.srv.logs.String() + "--- restart ---\n"
 	}
 	n.srv = startServer(t, bin, append(slices.Clone(env), "PARLEY_DATA_DIR="+n.dataDir), n.args...)
+	n.mu.Lock()
+	n.apiAddr = n.srv.addr
+	n.mu.Unlock()
 }
 
 // freePortOn is a port free on ip for both UDP and TCP a moment ago.
@@ -64,12 +77,14 @@ func freePortOn(t testing.TB, ip string) int {
 	return 0
 }
 
-// proxyRig is two servers on one PostgreSQL, each on its own loopback
-// address, behind Kamailio's dispatcher, with an organization whose number
-// +14155559999 rings the Desk agent.
+// proxyRig is two servers on one PostgreSQL and one object store (a real
+// versitygw), each on its own loopback address, behind Kamailio's
+// dispatcher, with an organization whose number +14155559999 rings the
+// Desk agent.
 type proxyRig struct {
 	nodes []*node
 	proxy *siptest.Kamailio
+	store *objecttest.Server
 	key   string
 	bin   string
 	env   []string
@@ -83,10 +98,13 @@ func startProxyRig(t testing.TB, model func(llmtest.Request) llmtest.Reply, extr
 	siptest.RequireKamailio(t)
 	siptest.RequireSipp(t)
 	requireLocalSpeech(t)
+	objecttest.Require(t)
 	dsn := createSchema(t, url, fmt.Sprintf("proxy_%d", time.Now().UnixNano()))
 	fake := llmtest.New(t, model)
-	r := &proxyRig{bin: build(t), env: []string{"PARLEY_DATABASE_URL=" + dsn, "PARLEY_SECRET_KEY=" + strings.Repeat("ab", 32),
-		"PARLEY_LLM_BASE_URL=" + fake.URL, "PARLEY_LLM_API_KEY=k"}}
+	store := objecttest.Start(t)
+	r := &proxyRig{bin: build(t), store: store, env: append(store.Env(), "PARLEY_RECORDINGS_URL="+store.URL("calls"),
+		"PARLEY_DATABASE_URL="+dsn, "PARLEY_SECRET_KEY="+strings.Repeat("ab", 32),
+		"PARLEY_LLM_BASE_URL="+fake.URL, "PARLEY_LLM_API_KEY=k")}
 	r.nodes = []*node{{name: "a", ip: "127.0.0.2"}, {name: "b", ip: "127.0.0.3"}}
 	for i, n := range r.nodes {
 		n.sipPort, n.dataDir = freePortOn(t, n.ip), t.TempDir()
@@ -139,7 +157,7 @@ type outboundLoad struct {
 	refused []string // requests no server took
 }
 
-func (o *outboundLoad) run(t *testing.T, nodes []*node, key, agentID string, every time.Duration, stop <-chan struct{}) {
+func (o *outboundLoad) run(nodes []*node, key, agentID string, every time.Duration, stop <-chan struct{}) {
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for i := 0; ; i++ {
@@ -153,7 +171,7 @@ func (o *outboundLoad) run(t *testing.T, nodes []*node, key, agentID string, eve
 		placed := false
 		for k := range nodes {
 			n := nodes[(i+k)%len(nodes)] // alternate the first choice
-			req, _ := http.NewRequest("POST", "http://"+n.srv.addr+"/v1/calls", strings.NewReader(body))
+			req, _ := http.NewRequest("POST", "http://"+n.api()+"/v1/calls", strings.NewReader(body))
 			req.Header.Set("x-api-key", key)
 			req.Header.Set("Content-Type", "application/json")
 			resp, err := http.DefaultClient.Do(req)
@@ -218,7 +236,7 @@ func TestRollingRestartBehindKamailio(t *testing.T) {
 	var out outboundLoad
 	stop := make(chan struct{})
 	var load sync.WaitGroup
-	load.Go(func() { out.run(t, nodes, key, caller["id"].(string), time.Second, stop) })
+	load.Go(func() { out.run(nodes, key, caller["id"].(string), time.Second, stop) })
 	stopLoad := sync.OnceFunc(func() { close(stop); load.Wait() })
 	defer stopLoad()
 
@@ -259,8 +277,6 @@ func TestRollingRestartBehindKamailio(t *testing.T) {
 	stopLoad()
 	if err := inbound.Wait(); err != nil {
 		t.Errorf("callers through the proxy: %v", err)
-		os.WriteFile("/tmp/kam_inbound_messages.log", []byte(inbound.Messages()), 0o644) // DEBUG
-		os.WriteFile("/tmp/kam_proxy.log", []byte(proxy.Output()), 0o644)              // DEBUG
 	}
 	succeeded, failed, _ := inbound.Counts()
 	t.Logf("%v of load: %d calls in (%d failed), %d out; %d INVITEs sent on to the other server",
@@ -291,35 +307,42 @@ func TestRollingRestartBehindKamailio(t *testing.T) {
 	if in != succeeded || len(calls) != in+len(out.ids) {
 		t.Errorf("%d call records, %d inbound; sipp completed %d calls in and the API placed %d out", len(calls), in, succeeded, len(out.ids))
 	}
-	checkRecordings(t, nodes, key, calls)
+	checkRecordings(t, r, key, calls)
 	checkAddresses(t, nodes, inbound, carrier)
 }
 
-// checkRecordings downloads every call's recording through every server:
-// each must serve it when the servers share an object store; with
-// recordings on each server's own disk, exactly the server that took the
-// call does. An outbound call's caller channel holds the carrier's tone.
-func checkRecordings(t *testing.T, nodes []*node, key string, calls map[string]map[string]any) {
+// checkRecordings waits until the object store holds every call's
+// recording (uploaded at the call's end, by whichever server took it) and
+// downloads each through every server, whole and with a range request. An
+// outbound call's caller channel holds the carrier's tone.
+func checkRecordings(t *testing.T, r *proxyRig, key string, calls map[string]map[string]any) {
 	t.Helper()
+	stored := func() map[string]bool {
+		have := map[string]bool{}
+		for _, k := range r.store.Objects("calls") {
+			have[strings.TrimSuffix(k[strings.LastIndexByte(k, '/')+1:], ".wav")] = true
+		}
+		return have
+	}
+	eventually(t, "every recording in the object store", func() bool {
+		have := stored()
+		for id := range calls {
+			if !have[id] {
+				return false
+			}
+		}
+		return true
+	})
 	for id, c := range calls {
 		if c["recordingUrl"] == nil {
-			t.Errorf("call %s has no recording", id)
+			t.Errorf("call %s has no recordingUrl", id)
 			continue
 		}
-		served := 0
-		for _, n := range nodes {
-			req, _ := http.NewRequest("GET", "http://"+n.srv.addr+"/v1/calls/"+id+"/recording", nil)
-			req.Header.Set("x-api-key", key)
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != http.StatusOK {
+		for _, n := range r.nodes {
+			body := download(t, n, key, id, "")
+			if body == nil {
 				continue
 			}
-			served++
 			wav, err := audio.ReadWAV(bytes.NewReader(body))
 			if err != nil || len(wav.Channels) != 2 {
 				t.Errorf("call %s's recording from %s: %v (%d bytes)", id, n.name, err, len(body))
@@ -328,11 +351,36 @@ func checkRecordings(t *testing.T, nodes []*node, key string, calls map[string]m
 			if c["direction"] == "OUTBOUND" && len(speechSpans(wav.Channels[0], wav.Rate)) == 0 {
 				t.Errorf("call %s's recording from %s: no carrier audio in the caller's channel", id, n.name)
 			}
-		}
-		if served != 1 { // TODO(kam): every server once recordings are in the shared store
-			t.Errorf("call %s's recording served by %d servers", id, served)
+			if part := download(t, n, key, id, "bytes=44-1067"); part != nil && !bytes.Equal(part, body[44:1068]) {
+				t.Errorf("call %s's recording from %s: bytes 44-1067 differ from the whole file's", id, n.name)
+			}
 		}
 	}
+}
+
+// download GETs a call's recording through n, with a Range header unless
+// ranged is ""; nil (and the test failed) unless it answers 200, or 206
+// to a range.
+func download(t *testing.T, n *node, key, id, ranged string) []byte {
+	t.Helper()
+	req, _ := http.NewRequest("GET", "http://"+n.srv.addr+"/v1/calls/"+id+"/recording", nil)
+	req.Header.Set("x-api-key", key)
+	want := http.StatusOK
+	if ranged != "" {
+		req.Header.Set("Range", ranged)
+		want = http.StatusPartialContent
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != want {
+		t.Errorf("GET call %s's recording from %s (Range %q) = %d, want %d: %s", id, n.name, ranged, resp.StatusCode, want, tail(string(body), 200))
+		return nil
+	}
+	return body
 }
 
 var (
