@@ -56,6 +56,7 @@ type Config struct {
 	SIPTrunkTransport     string
 	SIPTrunkUsername      string
 	SIPTrunkPassword      string
+	SIPTrunkCPS           float64
 	LLMBaseURL            string
 	LLMAPIKey             string
 	LLMModel              string
@@ -129,6 +130,7 @@ func serveFlags(fs *flag.FlagSet, c *Config) {
 	fs.StringVar(&c.SIPTrunkTransport, "sip-trunk-transport", "udp", "default trunk: udp, tcp or tls")
 	fs.StringVar(&c.SIPTrunkUsername, "sip-trunk-username", "", "default trunk: digest username")
 	fs.StringVar(&c.SIPTrunkPassword, "sip-trunk-password", "", "default trunk: digest password")
+	fs.Float64Var(&c.SIPTrunkCPS, "sip-trunk-cps", 0, "outbound calls per second each trunk may start, shared by every server on the database (carriers enforce one; more wait their turn); 0: unlimited")
 }
 
 // rtpRange parses --rtp-ports ("10000-20000").
@@ -206,6 +208,9 @@ func (c *Config) check() error {
 		}
 		if _, err := c.sipInviteExempt(); err != nil {
 			errs = append(errs, err)
+		}
+		if c.SIPTrunkCPS < 0 {
+			errs = append(errs, errors.New("--sip-trunk-cps must not be negative"))
 		}
 		if c.SIPMaxDialogs < 1 {
 			errs = append(errs, errors.New("--sip-max-dialogs must be at least 1"))
