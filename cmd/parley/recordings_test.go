@@ -60,7 +60,9 @@ func TestRecordingsInTheObjectStore(t *testing.T) {
 	if !strings.HasPrefix(link, "http://"+a.addr+"/v1/calls/"+id+"/recording?expires=") {
 		t.Fatalf("recordingUrl %q", link)
 	}
-	eventually(t, "a tries the store", func() bool { return scrape(t, "http://"+a.addr+"/metrics")["parley_recording_upload_failures_total"] >= 1 })
+	eventually(t, "a tries the store", func() bool {
+		return scrape(t, "http://"+a.addr+"/metrics")["parley_recording_upload_failures_total"] >= 1
+	})
 	if n := len(files(t, local)); n != 2 {
 		t.Fatalf("%d recordings on a's disk while the store is down, want both legs'", n)
 	}
