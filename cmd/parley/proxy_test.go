@@ -307,8 +307,8 @@ func TestRollingRestartBehindKamailio(t *testing.T) {
 	if in != succeeded || len(calls) != in+len(out.ids) {
 		t.Errorf("%d call records, %d inbound; sipp completed %d calls in and the API placed %d out", len(calls), in, succeeded, len(out.ids))
 	}
-	checkRecordings(t, r, key, calls)
 	checkAddresses(t, nodes, inbound, carrier)
+	checkRecordings(t, r, key, calls)
 }
 
 // checkRecordings waits until the object store holds every call's
