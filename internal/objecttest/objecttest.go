@@ -31,7 +31,7 @@ const Region = "us-east-1"
 
 // Server is one versitygw process serving one bucket.
 type Server struct {
-	// Endpoint is the store's base URL (http://127.0.0.1:PORT): what
+	// Endpoint is the store's base URL (http://HOST:PORT): what
 	// AWS_ENDPOINT_URL names.
 	Endpoint string
 	// Bucket exists, empty, when Start returns.
@@ -94,8 +94,16 @@ func Require(t testing.TB) string {
 	return bin
 }
 
-// Start runs a store with one empty bucket, stopped when the test ends.
+// Start runs a store on 127.0.0.1 with one empty bucket, stopped when the
+// test ends.
 func Start(t testing.TB) *Server {
+	t.Helper()
+	return StartAt(t, "127.0.0.1")
+}
+
+// StartAt is Start listening on host: another loopback address
+// (127.0.0.2), or one that servers in their own network namespaces reach.
+func StartAt(t testing.TB, host string) *Server {
 	t.Helper()
 	s := &Server{
 		t:         t,
@@ -115,7 +123,7 @@ func Start(t testing.TB) *Server {
 	// listen tries a new one.
 	var err error
 	for range 5 {
-		if s.addr, err = freeAddr(); err != nil {
+		if s.addr, err = freeAddr(host); err != nil {
 			t.Fatal(err)
 		}
 		if err = s.start(); err == nil {
@@ -265,9 +273,9 @@ func (s *Server) start() error {
 	return nil
 }
 
-// freeAddr is a loopback address with a port the kernel just gave out.
-func freeAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+// freeAddr is host with a port the kernel just gave out.
+func freeAddr(host string) (string, error) {
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 	if err != nil {
 		return "", err
 	}

@@ -47,7 +47,12 @@ func runUploads(t *testing.T, s *recording.Store) {
 // record writes a second of a call: a tone on the caller's side.
 func record(t *testing.T, s *recording.Store) *recording.Writer {
 	t.Helper()
-	w, err := s.Create(org, call, 8000)
+	return recordCall(t, s, call)
+}
+
+func recordCall(t *testing.T, s *recording.Store, callID string) *recording.Writer {
+	t.Helper()
+	w, err := s.Create(org, callID, 8000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,9 +158,9 @@ func TestRecordingMovesToTheStoreAtCallEnd(t *testing.T) {
 	}
 }
 
-// The store is down when the call ends: the recording stays on disk (and
-// is served from there), the upload is retried, and it lands once the
-// store is back.
+// The store is down when calls end: their recordings stay on disk (and
+// are served from there), the uploads are retried, and they all land once
+// the store is back.
 func TestRecordingWaitsForTheStore(t *testing.T) {
 	srv := objecttest.Start(t)
 	srv.SetEnv(t)
@@ -163,13 +168,20 @@ func TestRecordingWaitsForTheStore(t *testing.T) {
 	b, _ := newStore(t, srv, "")
 	runUploads(t, a)
 
+	others := []string{"0190f5a4-0000-7000-8000-0000000000c2", "0190f5a4-0000-7000-8000-0000000000c3", "0190f5a4-0000-7000-8000-0000000000c4",
+		"0190f5a4-0000-7000-8000-0000000000c5", "0190f5a4-0000-7000-8000-0000000000c6"}
 	w := record(t, a)
 	srv.Stop()
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "a failed upload", func() bool { return metric(t, reg, "parley_recording_upload_failures_total") >= 1 })
-	if !onDisk(a) || a.Pending() != 1 {
+	for _, id := range others { // more calls end while the store is down
+		if err := recordCall(t, a, id).Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !onDisk(a) || a.Pending() != 1+len(others) || metric(t, reg, "parley_recording_uploads_pending") != float64(1+len(others)) {
 		t.Fatalf("while the store is down: on disk %v, pending %d", onDisk(a), a.Pending())
 	}
 	local := readAll(t, a)
@@ -181,6 +193,12 @@ func TestRecordingWaitsForTheStore(t *testing.T) {
 	}
 	if !bytes.Equal(readAll(t, b), local) {
 		t.Error("the stored recording differs from the one on disk")
+	}
+	if got := srv.Objects(""); len(got) != 1+len(others) {
+		t.Errorf("objects %q", got)
+	}
+	if n := metric(t, reg, "parley_recording_uploads_pending"); n != 0 {
+		t.Errorf("uploads_pending %v after the uploads", n)
 	}
 }
 
