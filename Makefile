@@ -69,6 +69,7 @@ bench: deps-bench ## benchmarks on SQLite, and PostgreSQL when PARLEY_TEST_DATAB
 	PARLEY_BENCH_DATABASE_URL=$${PARLEY_TEST_DATABASE_URL} PARLEY_BENCH_CAMPAIGN_FOR=$${PARLEY_BENCH_CAMPAIGN_FOR:-60s} $(GO) test -run '^$$' -bench CampaignDispatch -benchtime 1x -timeout 60m ./bench/
 	$(GO) test -run '^$$' -bench Recognition -benchtime 1x -timeout 180m ./bench/
 	$(GO) test -run '^$$' -bench INVITEFlood -benchtime 3x -timeout 20m ./cmd/parley/
+	PARLEY_BENCH_PROXY_CALLS=$${PARLEY_BENCH_PROXY_CALLS:-20} $(GO) test -run '^$$' -bench ServersBehindKamailio -benchtime 1x -timeout 20m ./cmd/parley/
 
 .PHONY: bench-stt
 bench-stt: deps-bench ## word error rate of the local recognizer on labelled speech over real calls, scored by sclite (PARLEY_BENCH_STT_*; docs/benchmarks.md)

@@ -6,6 +6,10 @@
 # Usage: scripts/deps.sh [LIST...]: the package lists to satisfy, default
 # scripts/packages.txt (what `make test` needs); `make bench` adds
 # scripts/bench-packages.txt (what only the benchmarks use).
+#
+# Then the Go programs the tests run (scripts/go-tools.txt) are built with
+# `go install` into bin/tools, where the tests look for them; a program is
+# rebuilt when its version in the list changes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,6 +44,30 @@ for list in "${lists[@]}"; do
     installed "${check:-$pkg}" || missing+=("$pkg")
   done < "$list"
 done
+
+# Go tools: "name module/path@version" a line, installed into bin/tools.
+tools_dir="$PWD/bin/tools"
+tools_failed=()
+while read -r name pkg _; do
+  [ -z "${name:-}" ] || [ "${name#\#}" != "$name" ] && continue
+  stamp="$tools_dir/.$name.version"
+  if [ -x "$tools_dir/$name" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$pkg" ]; then
+    continue
+  fi
+  echo "deps: building $name ($pkg) into bin/tools (the first build takes a few minutes)" >&2
+  if GOBIN="$tools_dir" CGO_ENABLED=0 go install -trimpath -ldflags="-s -w" "$pkg"; then
+    echo "$pkg" >"$stamp"
+  else
+    tools_failed+=("$name")
+  fi
+done < scripts/go-tools.txt
+if [ ${#tools_failed[@]} -gt 0 ]; then
+  echo "deps: could not build Go tools: ${tools_failed[*]} (scripts/go-tools.txt)" >&2
+  if [ "${CI:-}" = "true" ]; then
+    exit 1
+  fi
+  echo "deps: continuing; tests that need them will skip, saying what is missing" >&2
+fi
 
 [ ${#missing[@]} -eq 0 ] && exit 0
 

@@ -2,7 +2,6 @@ package api
 
 import (
 	"errors"
-	"io"
 	"net/http"
 	"os"
 	"time"
@@ -28,45 +27,58 @@ func (s *Server) callRecording(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	var f *os.File
-	var err error
+	var orgID string
 	switch {
 	case r.Header.Get("x-api-key") != "":
-		key, aerr := s.orgs.Authenticate(r.Context(), r.Header.Get("x-api-key"))
-		if aerr != nil {
-			writeError(w, r, aerr)
+		key, err := s.orgs.Authenticate(r.Context(), r.Header.Get("x-api-key"))
+		if err != nil {
+			writeError(w, r, err)
 			return
 		}
-		if _, err = s.Calls.Get(r.Context(), key.OrgID, id); err == nil && s.Recordings != nil {
-			f, err = s.Recordings.Open(key.OrgID, id)
+		if _, err := s.Calls.Get(r.Context(), key.OrgID, id); err != nil {
+			writeRecordingError(w, r, err)
+			return
 		}
+		orgID = key.OrgID
 	case q.Has("signature"):
 		if s.Recordings == nil || !s.Recordings.Verify(id, q.Get("expires"), q.Get("signature"), time.Now()) {
 			writeProblem(w, http.StatusUnauthorized, codeUnauthorized, "the recording link is invalid or has expired; use an API key", nil)
 			return
 		}
-		f, err = s.Recordings.Find(id)
+		// The link names the call alone; its recording is kept under its
+		// organization.
+		var err error
+		if orgID, err = s.Calls.OrgOf(r.Context(), id); err != nil {
+			writeRecordingError(w, r, err)
+			return
+		}
 	default:
 		writeProblem(w, http.StatusUnauthorized, codeUnauthorized, messageUnauthorized, nil)
 		return
 	}
-	if s.Recordings == nil && err == nil {
-		err = os.ErrNotExist
-	}
-	switch {
-	case errors.Is(err, store.ErrNotFound), errors.Is(err, os.ErrNotExist):
-		writeProblem(w, http.StatusNotFound, codeNotFound, messageNotFound, nil)
+	if s.Recordings == nil {
+		writeRecordingError(w, r, os.ErrNotExist)
 		return
-	case err != nil:
-		writeError(w, r, err)
+	}
+	f, err := s.Recordings.Open(r.Context(), orgID, id)
+	if err != nil {
+		writeRecordingError(w, r, err)
 		return
 	}
 	defer f.Close()
+	// Set before ServeContent, which would otherwise read the start of the
+	// file to sniff it: a request to the object store.
 	w.Header().Set("Content-Type", "audio/wav")
 	w.Header().Set("Content-Disposition", `attachment; filename="`+id+`.wav"`)
-	if st, err := f.Stat(); err == nil {
-		http.ServeContent(w, r, id+".wav", st.ModTime(), f)
+	http.ServeContent(w, r, id+".wav", f.ModTime(), f)
+}
+
+// writeRecordingError answers 404 for a call or recording that does not
+// exist, else the error.
+func writeRecordingError(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, store.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
+		writeProblem(w, http.StatusNotFound, codeNotFound, messageNotFound, nil)
 		return
 	}
-	_, _ = io.Copy(w, f)
+	writeError(w, r, err)
 }

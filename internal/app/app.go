@@ -57,6 +57,9 @@ type App struct {
 	// UA is the SIP user agent (nil unless --dialer sip); serve starts it.
 	UA    *sipua.UA
 	Phone *telephony.Phone
+	// Recordings keeps call recordings; with an object store, serve runs
+	// its uploads.
+	Recordings *recording.Store
 	// Registrations keeps trunks' registrations alive (nil unless
 	// --dialer sip); serve runs it while SIP is up.
 	Registrations *registration.Keeper
@@ -151,7 +154,10 @@ func wire(ctx context.Context, c Config, log *slog.Logger, base string, st store
 		return nil, err
 	}
 	messages := newMessages(c, st, box, llmClient, base, hooks, orgs, writes, reg, log)
-	recordings := &recording.Store{Dir: filepath.Join(c.DataDir, "recordings"), PublicURL: base, Key: box.Derive("recording-links")}
+	recordings, err := newRecordings(ctx, c, base, box, reg, log)
+	if err != nil {
+		return nil, err
+	}
 	// The engine runs calls' conversations (with --dialer sip) and the
 	// text-only attempts of test runs (always).
 	engine := newEngine(c, engineParts{Store: st, Orgs: orgs, Webhooks: hooks, LLM: llmClient, Knowledge: knowledge, Messages: messages, Writes: writes}, reg, log)
@@ -217,6 +223,7 @@ func wire(ctx context.Context, c Config, log *slog.Logger, base string, st store
 		Config: c, Store: st, Orgs: orgs, Accounts: services.Accounts, Knowledge: knowledge, Messages: messages,
 		API: server, Web: dashboard, HTTP: door, door: door, Queue: queue, Webhooks: hooks,
 		TestRuns: runner, Campaigns: dispatcher, UA: ua, Phone: phone, Registrations: keeper, Engine: engine, Log: log,
+		Recordings: recordings,
 	}, nil
 }
 

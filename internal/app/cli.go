@@ -31,6 +31,9 @@ Usage:
                                      give a user a new one-time password (a lost
                                      admin password); prints it
   parley migrate [flags]             apply database migrations and exit
+  parley recordings migrate --recordings-url s3://BUCKET/PREFIX
+                                     move the recordings under the data dir to
+                                     the object store
   parley version                     print the version and the source revision
 
 Run "parley COMMAND --help" for a command's flags. Every flag has an environment
@@ -81,6 +84,8 @@ func run(ctx context.Context, cmd string, args []string, stdout, stderr io.Write
 		return keys(ctx, args, stdout, stderr, getenv)
 	case "users":
 		return users(ctx, args, stdout, stderr, getenv)
+	case "recordings":
+		return recordingsCommand(ctx, args, stdout, stderr, getenv)
 	case "version", "--version", "-version":
 		info, _ := debug.ReadBuildInfo()
 		fmt.Fprintln(stdout, versionLine(Version, info))

@@ -70,6 +70,7 @@ type Config struct {
 	SIPTLSAddr            string
 	SIPTLSCert            string
 	SIPTLSKey             string
+	RecordingsURL         string
 }
 
 // flagArea is a heading of a command's --help and the flags under it:
@@ -125,6 +126,7 @@ func serveFlags(fs *flag.FlagSet, c *Config) {
 	fs.StringVar(&c.SIPAddr, "sip-addr", "0.0.0.0:5060", "SIP listen address, UDP and TCP (port 0: any free port)")
 	fs.StringVar(&c.SIPPublicHost, "sip-public-host", "", "host put in Contact headers and SDP (default: the listen host, or this machine's first IPv4 address)")
 	fs.StringVar(&c.RTPPorts, "rtp-ports", "10000-20000", "RTP port range, two ports per call leg")
+	recordingsFlags(fs, c)
 	fs.StringVar(&c.PublicURL, "public-url", "", "base URL of this server as callers of its links see it, for recordingUrl (default: http://--addr)")
 	fs.DurationVar(&c.RingTimeout, "ring-timeout", 60*time.Second, "how long an outbound call may ring before it ends FAILED NO_ANSWER")
 	fs.IntVar(&c.SIPMaxDialogs, "sip-max-dialogs", 1000, "most SIP call legs at once; more INVITEs get 503")
@@ -210,6 +212,9 @@ func (c *Config) check() error {
 	}
 	if c.DatabaseURL != "" && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {
 		errs = append(errs, errors.New("--database-url must be a postgres:// URL"))
+	}
+	if err := checkRecordingsURL(c.RecordingsURL); err != nil {
+		errs = append(errs, err)
 	}
 	if c.RateLimit < 0 {
 		errs = append(errs, errors.New("--rate-limit must not be negative"))

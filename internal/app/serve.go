@@ -71,15 +71,25 @@ type serving struct {
 
 // components are a serving Parley's parts in start order; serve stops them
 // in reverse. Adding a part is adding its line here, in the place its
-// dependencies give it, and its constructor below. The order and why:
+// dependencies give it, and its constructor below. At shutdown every part
+// drains first (takes no new work), then they stop in reverse. The order
+// and why:
 //
+//  0. http port: the HTTP listener, bound before the components start (its
+//     address is the base of the services' links); closed last, so the
+//     probes are answered until every other part has stopped.
 //  1. sip: binds SIP over UDP, TCP (and TLS) and answers; an inbound call
-//     waits until calls (4) has recovered what a previous run left. It
-//     stops after calls, carrying the live calls' dialogs while they drain.
+//     waits until calls (4) has recovered what a previous run left.
+//     Draining, new INVITEs and OPTIONS get 503 (a proxy marks the server
+//     down). It stops after calls, carrying the live calls' dialogs while
+//     they drain.
 //  2. credentials: the first start's API key and dashboard sign-in, only
 //     once every listener is bound (HTTP and SIP; WebRTC binds per call):
 //     a port taken creates and prints nothing.
-//  3. knowledge: indexing a stopped server left unfinished resumes.
+//  3. knowledge: indexing a stopped server left unfinished resumes. Then
+//     recordings (with --recordings-url): moves finished recordings to the
+//     object store, those a stopped server left first; it stops after
+//     calls, giving the last calls' recordings a moment to land.
 //  4. calls: the call queue, under everything that places calls. Draining,
 //     it dispatches no queued call (another server does); stopping, it lets
 //     live calls finish up to --call-drain.
@@ -100,6 +110,7 @@ func (s *serving) components() []component {
 		s.sip(),
 		s.credentials(),
 		s.knowledge(),
+		s.recordings(),
 		s.calls(),
 		s.messages(),
 		s.testRuns(),

@@ -1,7 +1,10 @@
 package recording
 
 import (
+	"context"
+	"errors"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -68,7 +71,7 @@ func testStereoWAV(t *testing.T, rate int) {
 		t.Fatal(err)
 	}
 	w.Write(caller, agent) // after Close: ignored
-	f, err := s.Find("call-1")
+	f, err := s.Open(context.Background(), "org-1", "call-1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +86,7 @@ func testStereoWAV(t *testing.T, rate int) {
 	if !audio.DetectTone(wav.Channels[0][:rate/10], rate, 1000) || audio.RMS(wav.Channels[1]) != 0 {
 		t.Error("channels swapped or garbled")
 	}
-	if _, err := s.Find("call-2"); err == nil {
+	if _, err := s.Open(context.Background(), "org-1", "call-2"); !errors.Is(err, os.ErrNotExist) {
 		t.Error("found a recording that does not exist")
 	}
 }

@@ -69,6 +69,7 @@ type Writer struct {
 
 	done     chan struct{} // closed by the flusher once the file is final
 	closeErr error         // set before done is closed
+	onClose  func()        // set by the Store: called once the file is final
 }
 
 // slot says what a ring slot holds.
@@ -158,6 +159,9 @@ func (w *Writer) Close() error {
 	}
 	w.fl.poke()
 	<-w.done
+	if w.onClose != nil {
+		w.onClose()
+	}
 	return w.closeErr
 }
 

@@ -280,7 +280,7 @@ func wantEnd(t *testing.T, c model.Call, status, cause string) {
 // recordingOf reads a call's recording.
 func (e *env) recordingOf(c model.Call) audio.WAV {
 	e.t.Helper()
-	f, err := e.phone.Recordings.Open(c.OrgID, c.ID)
+	f, err := e.phone.Recordings.Open(context.Background(), c.OrgID, c.ID)
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package web
 
 import (
 	"errors"
-	"io"
 	"net/http"
 	"os"
 
@@ -106,7 +105,7 @@ func (s *Server) callView(r *http.Request) (callView, error) {
 	}
 	v := newCallView(c)
 	if s.Recordings != nil {
-		if f, err := s.Recordings.Open(c.OrgID, c.ID); err == nil {
+		if f, err := s.Recordings.Open(r.Context(), c.OrgID, c.ID); err == nil {
 			f.Close()
 			v.Recording = true
 		}
@@ -152,7 +151,7 @@ func (s *Server) callRecording(w http.ResponseWriter, r *http.Request) {
 		s.failFind(w, r, err)
 		return
 	}
-	f, err := s.Recordings.Open(orgID(r), id)
+	f, err := s.Recordings.Open(r.Context(), orgID(r), id)
 	if errors.Is(err, os.ErrNotExist) {
 		s.renderError(w, r, http.StatusNotFound, "This call has no recording.")
 		return
@@ -164,9 +163,5 @@ func (s *Server) callRecording(w http.ResponseWriter, r *http.Request) {
 	defer f.Close()
 	w.Header().Set("Content-Type", "audio/wav")
 	w.Header().Set("Content-Disposition", `inline; filename="`+id+`.wav"`)
-	if st, err := f.Stat(); err == nil {
-		http.ServeContent(w, r, id+".wav", st.ModTime(), f)
-		return
-	}
-	_, _ = io.Copy(w, f)
+	http.ServeContent(w, r, id+".wav", f.ModTime(), f)
 }
