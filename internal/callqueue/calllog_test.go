@@ -1,63 +1,19 @@
 package callqueue
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"log/slog"
 	"slices"
 	"sync"
 	"testing"
 
 	"github.com/parley-voice/parley/internal/call"
+	"github.com/parley-voice/parley/internal/logtest"
 	"github.com/parley-voice/parley/internal/model"
 )
 
-// logLines is a JSON log the test reads back, line by line.
-type logLines struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logLines) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-// of is every line that names call id, in order.
-func (l *logLines) of(t *testing.T, id string) []map[string]any {
-	t.Helper()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []map[string]any
-	for _, b := range bytes.Split(l.buf.Bytes(), []byte("\n")) {
-		if len(b) == 0 {
-			continue
-		}
-		var m map[string]any
-		if err := json.Unmarshal(b, &m); err != nil {
-			t.Fatalf("a log line is not JSON: %q: %v", b, err)
-		}
-		if m["call_id"] == id {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
-// withLog sends the queue's log, as JSON, to l.
-func withLog(l *logLines) harnessOption {
-	return func(o *Options) { o.Logger = slog.New(slog.NewJSONHandler(l, nil)) }
-}
-
-// lifecycle is a call's lines as "LEVEL msg" strings.
-func lifecycle(lines []map[string]any) []string {
-	var out []string
-	for _, m := range lines {
-		out = append(out, m["level"].(string)+" "+m["msg"].(string))
-	}
-	return out
+// withLog sends the queue's log to l.
+func withLog(l *logtest.Log) harnessOption {
+	return func(o *Options) { o.Logger = l.Logger() }
 }
 
 // TestCallLogLines: a call's life is in the log, one line for each step,
@@ -68,7 +24,7 @@ func lifecycle(lines []map[string]any) []string {
 func TestCallLogLines(t *testing.T) {
 	for name, open := range engines(t) {
 		t.Run(name, func(t *testing.T) {
-			var log logLines
+			var log logtest.Log
 			h := newHarness(t, open(t), 1, withLog(&log))
 			campaign := model.NewID()
 
@@ -91,8 +47,8 @@ func TestCallLogLines(t *testing.T) {
 			line.RemoteHangup()
 			ended := h.waitPost(c.ID)
 
-			lines := log.of(t, c.ID)
-			if got, want := lifecycle(lines), []string{"INFO call placed", "INFO call answered", "INFO call ended"}; !slices.Equal(got, want) {
+			lines := log.Where(t, "call_id", c.ID)
+			if got, want := logtest.Events(lines), []string{"INFO call placed", "INFO call answered", "INFO call ended"}; !slices.Equal(got, want) {
 				t.Fatalf("answered call: lines %q, want %q", got, want)
 			}
 			for _, m := range lines {
@@ -111,8 +67,8 @@ func TestCallLogLines(t *testing.T) {
 				t.Errorf("end line %v, call %s %s %ds", end, ended.Status, *ended.HangupCause, *ended.DurationSeconds)
 			}
 
-			q := log.of(t, queued.ID)
-			if got, want := lifecycle(q), []string{"INFO call placed", "INFO call ended"}; !slices.Equal(got, want) {
+			q := log.Where(t, "call_id", queued.ID)
+			if got, want := logtest.Events(q), []string{"INFO call placed", "INFO call ended"}; !slices.Equal(got, want) {
 				t.Fatalf("canceled call: lines %q, want %q", got, want)
 			}
 			if q[0]["status"] != model.CallQueued || q[1]["status"] != model.CallCanceled || q[1]["cause"] != call.CauseAPIEnded || q[1]["duration_s"] != 0.0 {
@@ -126,8 +82,8 @@ func TestCallLogLines(t *testing.T) {
 			failed := h.mustPlace("+14155550125")
 			h.dialed().Fail(busy())
 			h.waitPost(failed.ID)
-			f := log.of(t, failed.ID)
-			if got, want := lifecycle(f), []string{"INFO call placed", "WARN call failed"}; !slices.Equal(got, want) {
+			f := log.Where(t, "call_id", failed.ID)
+			if got, want := logtest.Events(f), []string{"INFO call placed", "WARN call failed"}; !slices.Equal(got, want) {
 				t.Fatalf("failed call: lines %q, want %q", got, want)
 			}
 			if f[1]["status"] != model.CallFailed || f[1]["cause"] != call.CauseBusy || f[1]["error"] != "486 Busy Here" {
@@ -156,11 +112,11 @@ func TestCallLogLines(t *testing.T) {
 			}
 			il.end(call.Result{Status: model.CallCompleted, HangupCause: call.CauseUserEnded})
 			h.waitPost(in.ID)
-			if got, want := lifecycle(log.of(t, in.ID)), []string{"INFO call received", "INFO call answered", "INFO call ended"}; !slices.Equal(got, want) {
+			if got, want := logtest.Events(log.Where(t, "call_id", in.ID)), []string{"INFO call received", "INFO call answered", "INFO call ended"}; !slices.Equal(got, want) {
 				t.Errorf("inbound call: lines %q, want %q", got, want)
 			}
-			r := log.of(t, refused.ID)
-			if got, want := lifecycle(r), []string{"WARN call failed"}; !slices.Equal(got, want) || r[0]["cause"] != call.CauseBusy || r[0]["direction"] != model.Inbound {
+			r := log.Where(t, "call_id", refused.ID)
+			if got, want := logtest.Events(r), []string{"WARN call failed"}; !slices.Equal(got, want) || r[0]["cause"] != call.CauseBusy || r[0]["direction"] != model.Inbound {
 				t.Errorf("refused inbound call: lines %v", r)
 			}
 		})
