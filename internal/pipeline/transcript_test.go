@@ -120,10 +120,12 @@ func TestEntriesBeginWhenTheLineBegan(t *testing.T) {
 
 	// The caller: from their first word to their last, within their
 	// audio (queued at said, espeak's lead-in and tail of silence
-	// around the words), not when the turn's silence ended it.
+	// around the words), not when the turn's silence ended it. A frame is
+	// stamped when it arrives, the end of its 20 ms, and a loaded
+	// machine's ticker bunches frames: "at" may come a little before said.
 	at, end = span(user)
 	spoken := float64(len(words)) / Rate
-	if d := at - since(said); d < -0.025 || d > 0.5 {
+	if d := at - since(said); d < -0.1 || d > 0.5 {
 		t.Errorf("the caller's line at %.3f s, their audio began at %.3f s", at, since(said))
 	}
 	if end > since(said)+spoken+0.1 || end-at < spoken*0.6 {
