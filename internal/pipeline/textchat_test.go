@@ -542,8 +542,8 @@ func TestChatEntriesAreACallsEntries(t *testing.T) {
 	t.Parallel()
 	b := newBench(t)
 	log := &transcriptLog{t: call.NewTranscript(b.st, b.call, time.Now()), log: (&Engine{}).log()}
-	log.assistant("turn-0", "Hello.")
-	log.user("turn-1", "Hi.", "en")
+	log.assistant("turn-0", "Hello.", time.Time{})
+	log.user("turn-1", "Hi.", "en", span{})
 	log.tool("turn-1", llm.ToolCall{ID: "x", Name: "lookup", Arguments: "{}"}, "found")
 	log.flush()
 	stored := b.stored(t).Transcript
