@@ -54,6 +54,8 @@ type Tx interface {
 	CallDialogs
 	SIPRegistrations
 	Campaigns
+	Retention
+	Singletons
 }
 
 // SIPRegistrations keeps the status of trunks' outbound registrations. The
