@@ -8,12 +8,14 @@ import (
 	"time"
 
 	"github.com/parley-voice/parley/internal/invalid"
+	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/store"
 )
 
 // callRecording serves a call's stereo WAV to the holder of an API key of
 // its organization, or of a signed link (recordingUrl) that has not
-// expired. It answers 404 while there is no recording.
+// expired. It answers 404 while there is no recording, and once the
+// call's recordingUrl is null (the organization's retention deleted it).
 func (s *Server) callRecording(w http.ResponseWriter, r *http.Request) {
 	id, ok := pathID(w, r, "id")
 	if !ok {
@@ -37,7 +39,11 @@ func (s *Server) callRecording(w http.ResponseWriter, r *http.Request) {
 			writeError(w, r, aerr)
 			return
 		}
-		if _, err = s.Calls.Get(r.Context(), key.OrgID, id); err == nil && s.Recordings != nil {
+		var c model.Call
+		if c, err = s.Calls.Get(r.Context(), key.OrgID, id); err == nil && c.RecordingURL == nil {
+			err = os.ErrNotExist // never recorded, or deleted by retention: a file left behind is not served
+		}
+		if err == nil && s.Recordings != nil {
 			f, err = s.Recordings.Open(key.OrgID, id)
 		}
 	case q.Has("signature"):
@@ -45,7 +51,10 @@ func (s *Server) callRecording(w http.ResponseWriter, r *http.Request) {
 			writeProblem(w, http.StatusUnauthorized, codeUnauthorized, "the recording link is invalid or has expired; use an API key", nil)
 			return
 		}
-		f, err = s.Recordings.Find(id)
+		var orgID string
+		if orgID, err = store.Read(r.Context(), s.store, func(tx store.Tx) (string, error) { return tx.RecordingOrg(r.Context(), id) }); err == nil {
+			f, err = s.Recordings.Open(orgID, id)
+		}
 	default:
 		writeProblem(w, http.StatusUnauthorized, codeUnauthorized, messageUnauthorized, nil)
 		return

@@ -36,6 +36,11 @@ type Retention interface {
 	// AdvanceRetentionCursor moves the organization's cursor of kind to
 	// the call id that ended at endedAt (it only ever moves forward).
 	AdvanceRetentionCursor(ctx context.Context, orgID, kind string, endedAt time.Time, id string) error
+	// RecordingOrg is the organization of call id while the call has a
+	// recording (its recordingUrl is set); ErrNotFound when there is no
+	// such call, or its recording was never made or was deleted. It is for
+	// signed recording links, which name only the call.
+	RecordingOrg(ctx context.Context, id string) (string, error)
 }
 
 // EndedCall is a call as the retention sweeper sees it.

@@ -105,7 +105,7 @@ func (s *Server) callView(r *http.Request) (callView, error) {
 		return callView{}, err
 	}
 	v := newCallView(c)
-	if s.Recordings != nil {
+	if s.Recordings != nil && c.RecordingURL != nil { // null: never recorded, or deleted by retention
 		if f, err := s.Recordings.Open(c.OrgID, c.ID); err == nil {
 			f.Close()
 			v.Recording = true
@@ -148,11 +148,17 @@ func (s *Server) callRecording(w http.ResponseWriter, r *http.Request) {
 		s.failFind(w, r, errNotFound)
 		return
 	}
-	if _, err := s.Calls.Get(r.Context(), orgID(r), id); err != nil {
+	c, err := s.Calls.Get(r.Context(), orgID(r), id)
+	if err != nil {
 		s.failFind(w, r, err)
 		return
 	}
-	f, err := s.Recordings.Open(orgID(r), id)
+	var f *os.File
+	if c.RecordingURL == nil { // never recorded, or deleted by retention: a file left behind is not served
+		err = os.ErrNotExist
+	} else {
+		f, err = s.Recordings.Open(orgID(r), id)
+	}
 	if errors.Is(err, os.ErrNotExist) {
 		s.renderError(w, r, http.StatusNotFound, "This call has no recording.")
 		return

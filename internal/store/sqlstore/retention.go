@@ -107,6 +107,20 @@ func (t *tx) AdvanceRetentionCursor(ctx context.Context, orgID, kind string, end
 	return nil
 }
 
+// RecordingOrg reads the call by its primary key alone.
+func (t *tx) RecordingOrg(ctx context.Context, id string) (string, error) {
+	if !uuids(id) {
+		return "", notFound("the recording of call %s", id)
+	}
+	scan := func(r rowScanner) (string, error) {
+		var org string
+		err := r.Scan(&org)
+		return org, err
+	}
+	return get(ctx, t, scan, "the recording of call "+id,
+		`SELECT org_id FROM calls WHERE id = ? AND recording_url IS NOT NULL`, id)
+}
+
 // ClaimSingleton inserts the lease, or takes it over when it is owner's
 // or ran out before now; one statement, so two claimants cannot both win.
 func (t *tx) ClaimSingleton(ctx context.Context, name, owner string, now, until time.Time) (bool, error) {
