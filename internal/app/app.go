@@ -9,10 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	parley "github.com/parley-voice/parley"
 	"github.com/parley-voice/parley/internal/account"
@@ -25,18 +21,15 @@ import (
 	"github.com/parley-voice/parley/internal/eval"
 	"github.com/parley-voice/parley/internal/knowledge"
 	"github.com/parley-voice/parley/internal/media/sipua"
-	"github.com/parley-voice/parley/internal/model"
 	"github.com/parley-voice/parley/internal/org"
 	"github.com/parley-voice/parley/internal/persist"
 	"github.com/parley-voice/parley/internal/pipeline"
-	embedopenai "github.com/parley-voice/parley/internal/provider/embed/openai"
 	"github.com/parley-voice/parley/internal/recording"
 	"github.com/parley-voice/parley/internal/secret"
 	"github.com/parley-voice/parley/internal/sms"
 	"github.com/parley-voice/parley/internal/store"
 	"github.com/parley-voice/parley/internal/store/postgres"
 	"github.com/parley-voice/parley/internal/store/sqlite"
-	"github.com/parley-voice/parley/internal/store/sqlstore"
 	"github.com/parley-voice/parley/internal/telephony"
 	"github.com/parley-voice/parley/internal/telephony/registration"
 	"github.com/parley-voice/parley/internal/web"
@@ -117,8 +110,17 @@ func secretBox(c Config) (*secret.Box, error) {
 	return secret.NewBox(key)
 }
 
-// Open wires an App from its configuration.
+// Open wires an App from its configuration, for the commands that do not
+// serve (keys, users): links name --public-url or --addr.
 func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
+	return open(ctx, c, log, publicURL(c))
+}
+
+// open wires an App whose links start with base. Every part is built
+// whole by its constructor, in dependency order; the one cycle (the phone
+// admits inbound calls through the queue that dials through the phone) is
+// closed in one marked place.
+func open(ctx context.Context, c Config, log *slog.Logger, base string) (*App, error) {
 	box, err := secretBox(c)
 	if err != nil {
 		return nil, err
@@ -127,133 +129,79 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	services := domain.New(st, box, c.MaxConcurrentCalls)
-	services.KnowledgeBases.Logger = log
-	services.Messages.HTTPClient = webhook.GuardedClient(c.AllowPrivateWebhooks, 30*time.Second)
-	services.Messages.PublicURL = publicURL(c)
-	services.Messages.LLM, services.Messages.Model = c.languageModel(), c.LLMModel
-	if c.EmbeddingsBaseURL != "" {
-		key := c.EmbeddingsAPIKey
-		if key == "" {
-			key = c.LLMAPIKey
-		}
-		emb, err := embedopenai.New(embedopenai.Config{BaseURL: c.EmbeddingsBaseURL, APIKey: key, Model: c.EmbeddingsModel})
-		if err != nil {
-			st.Close()
-			return nil, err
-		}
-		services.KnowledgeBases.Embedder = emb
+	a, err := wire(ctx, c, log, base, st, box)
+	if err != nil {
+		st.Close()
+		return nil, err
 	}
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	if rt, ok := st.(interface{ RoundTrips() uint64 }); ok {
-		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
-			Name: "parley_store_round_trips_total",
-			Help: "Statements sent to the database, transaction control included (a network round trip each on PostgreSQL).",
-		}, func() float64 { return float64(rt.RoundTrips()) }))
-	}
-	if ot, ok := st.(interface{ ObserveTransactions(sqlstore.TxObserver) }); ok {
-		txTime := prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "parley_store_transaction_seconds",
-			Help:    "Database transactions by kind (update: read-write, on SQLite one group commit; view: read-only), from BEGIN to COMMIT or ROLLBACK, waiting for a connection included.",
-			Buckets: []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1},
-		}, []string{"kind"})
-		reg.MustRegister(txTime)
-		byKind := map[string]prometheus.Observer{"update": txTime.WithLabelValues("update"), "view": txTime.WithLabelValues("view")}
-		ot.ObserveTransactions(func(kind string, d time.Duration) { byKind[kind].Observe(d.Seconds()) })
-	}
+	return a, nil
+}
+
+// wire builds the services over st and box.
+func wire(ctx context.Context, c Config, log *slog.Logger, base string, st store.Store, box *secret.Box) (*App, error) {
+	reg := newRegistry(st)
 	// The writes the call plane and the background work cannot lose are
 	// retried while the database is away (docs/operations.md, "Database outage").
 	writes := &persist.Writer{Store: st, Logger: log, Metrics: persist.NewMetrics(reg)}
-	services.Messages.Writes, services.KnowledgeBases.Writes = writes, writes
 	hooks := webhook.New(webhook.Options{AllowPrivate: c.AllowPrivateWebhooks, Registerer: reg, Logger: log})
-	services.Messages.Webhooks, services.Messages.Secret, services.Messages.Logger = hooks, services.Orgs.WebhookSecret, log
-	services.Messages.Metrics = sms.NewMetrics(reg)
-	services.Recordings = &recording.Store{
-		Dir: filepath.Join(c.DataDir, "recordings"), PublicURL: publicURL(c), Key: box.Derive("recording-links"),
+	orgs := &org.Service{Store: st, Box: box, DefaultConcurrencyLimit: c.MaxConcurrentCalls}
+	llmClient := c.languageModel() // the one model client: conversations, texts, tests
+	knowledge, err := newKnowledge(c, st, writes, log)
+	if err != nil {
+		return nil, err
 	}
-	var ua *sipua.UA
-	var phone *telephony.Phone
+	messages := newMessages(c, st, box, llmClient, base, hooks, orgs, writes, reg, log)
+	recordings := &recording.Store{Dir: filepath.Join(c.DataDir, "recordings"), PublicURL: base, Key: box.Derive("recording-links")}
 	// The engine runs calls' conversations (with --dialer sip) and the
 	// text-only attempts of test runs (always).
-	engine := newEngine(c, st, services.Orgs, hooks, reg, log)
-	engine.Knowledge = services.KnowledgeBases
-	engine.Messages = services.Messages
-	engine.LLM = services.Messages.LLM // the one model client, built above
-	engine.Writes = writes
-	d := dialer(c)
+	engine := newEngine(c, engineParts{Store: st, Orgs: orgs, Webhooks: hooks, LLM: llmClient, Knowledge: knowledge, Messages: messages, Writes: writes}, reg, log)
+	var (
+		ua    *sipua.UA
+		phone *telephony.Phone
+		d     = dialer(c)
+	)
 	if c.Dialer == "sip" {
 		if err := loadRecognizer(ctx, engine.STT, log); err != nil { // a broken model refuses to start, not to hear the first caller
-			st.Close()
 			return nil, err
 		}
-		if ua, phone, err = newPhone(c, st, box, services, hooks, engine, log); err != nil {
+		if ua, phone, err = newPhone(c, st, box, orgs, recordings, hooks, engine, writes, log); err != nil {
 			closeRecognizer(engine.STT)
-			st.Close()
 			return nil, err
 		}
-		phone.Writes = writes
 		d = phone
 	}
 	var dispatcher *campaign.Dispatcher // built on the queue, woken by it
-	services.Queue = callqueue.New(callqueue.Options{
-		Store: st, Dialer: d, Webhooks: hooks, Secret: services.Orgs.WebhookSecret,
+	queue := callqueue.New(callqueue.Options{
+		Store: st, Dialer: d, Webhooks: hooks, Secret: orgs.WebhookSecret,
 		Node: nodeID(c), ReclaimAllOnStart: c.DatabaseURL == "",
 		LeaseTTL: c.CallLease, Drain: c.CallDrain, Writes: writes, Logger: log, Metrics: callqueue.NewMetrics(reg),
 		LineFreed: func() { dispatcher.Wake() },
 	})
 	dispatcher = &campaign.Dispatcher{
-		Store: st, Calls: services.Queue, Webhooks: hooks, Secret: services.Orgs.WebhookSecret,
+		Store: st, Calls: queue, Webhooks: hooks, Secret: orgs.WebhookSecret,
 		Node: nodeID(c), Hold: c.CallLease, Logger: log, Metrics: campaign.NewMetrics(reg),
 	}
-	services.Campaigns.Wake = dispatcher.Wake
-	runner := services.TestSuites.Runner
-	runner.Chats, runner.Webhooks, runner.Secret = engine, hooks, services.Orgs.WebhookSecret
-	runner.Judge = eval.Judge{LLM: engine.LLM, Model: c.LLMModel}
-	services.TestSuites.Generator = eval.Generator{LLM: engine.LLM, Model: c.LLMModel}
-	runner.Node, runner.LeaseTTL, runner.ReclaimAll, runner.Logger = nodeID(c), c.CallLease, c.DatabaseURL == "", log
-	runner.Writes = writes
+	var attempts eval.Calls // call-mode attempts need real calls over the loopback trunk
+	if phone != nil {
+		attempts = queue
+	}
+	runner := &eval.Runner{
+		Store: st, Calls: attempts, Chats: engine, Judge: eval.Judge{LLM: llmClient, Model: c.LLMModel}, Webhooks: hooks, Secret: orgs.WebhookSecret,
+		Node: nodeID(c), LeaseTTL: c.CallLease, ReclaimAll: c.DatabaseURL == "", Writes: writes, Logger: log,
+	}
+	parts := domain.Parts{
+		Orgs: orgs, Messages: messages, KnowledgeBases: knowledge, Queue: queue, Recordings: recordings,
+		TestSuites: &eval.Service{Store: st, Runner: runner, Generator: eval.Generator{LLM: llmClient, Model: c.LLMModel}},
+		Campaigns:  &campaign.Service{Store: st, Wake: dispatcher.Wake},
+	}
 	var keeper *registration.Keeper
 	if phone != nil {
-		keeper = registration.New(registration.Options{
-			Store: st, Box: box, Node: nodeID(c), LeaseTTL: c.CallLease, ClaimAll: c.DatabaseURL == "",
-			Bind:       func(rc sipua.RegistrationConfig) (registration.Binding, error) { return ua.NewRegistration(rc) },
-			MaxBackoff: c.SIPRegisterMaxBackoff, RequestTimeout: c.SIPRegisterTimeout, Writes: writes, Logger: log,
-		})
-		for _, state := range []string{model.RegistrationRegistering, model.RegistrationRegistered, model.RegistrationFailed} {
-			reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-				Name: "parley_sip_registrations", ConstLabels: prometheus.Labels{"state": state},
-				Help: "Trunk registrations this server keeps, by state.",
-			}, func() float64 { return float64(keeper.States()[state]) }))
-		}
-		runner.Calls = services.Queue // call-mode attempts need real calls over the loopback trunk
-		phone.Calls = services.Queue
-		services.WebCalls = phone
-		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name: "parley_sip_legs", Help: "SIP call legs up or being set up on this server.",
-		}, func() float64 { return float64(ua.Active()) }))
-		for _, result := range []string{"admitted", "refused"} {
-			reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
-				Name: "parley_sip_admission_total", ConstLabels: prometheus.Labels{"result": result},
-				Help: "SIP requests that start something (INVITE outside a dialog, REGISTER, OPTIONS) admitted or refused 503 by the per-source limit (--sip-invite-rate).",
-			}, func() float64 {
-				admitted, refused := ua.AdmissionCounts()
-				if result == "refused" {
-					return float64(refused)
-				}
-				return float64(admitted)
-			}))
-		}
-		for _, result := range []string{"hung_up", "failed", "ignored"} {
-			reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
-				Name: "parley_sip_stray_answers_total", ConstLabels: prometheus.Labels{"result": result},
-				Help: "2xx answers to INVITEs no call of this server waits for (sent before a restart): hung up (ACK, then BYE answered), failed (the BYE was not answered) or ignored (a live leg's, not addressed to this server, or too many at once).",
-			}, func() float64 {
-				hungUp, failed, ignored := ua.StrayAnswers()
-				return float64(map[string]uint64{"hung_up": hungUp, "failed": failed, "ignored": ignored}[result])
-			}))
-		}
+		phone.Calls = queue // the cycle: see open
+		parts.WebCalls = phone
+		keeper = newKeeper(c, st, box, ua, writes, log)
+		registerSIPMetrics(reg, ua, keeper)
 	}
+	services := domain.Assemble(st, box, parts)
 	server := api.New(api.Config{
 		Services: services,
 		Store:    st, OpenAPI: parley.OpenAPI, Logger: log, Registry: reg,
@@ -261,18 +209,20 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (*App, error) {
 	})
 	dashboard, err := web.New(web.Config{Services: services, Logger: log, PublicURL: c.PublicURL})
 	if err != nil {
-		st.Close()
 		return nil, fmt.Errorf("dashboard: %w", err)
 	}
 	door := httpHandler(server, dashboard)
-	return &App{Config: c, Store: st, Orgs: services.Orgs, Accounts: services.Accounts, Knowledge: services.KnowledgeBases, Messages: services.Messages, API: server, Queue: services.Queue, Webhooks: hooks,
-		Web: dashboard, HTTP: door, door: door,
-		TestRuns: runner, Campaigns: dispatcher, UA: ua, Phone: phone, Registrations: keeper, Engine: engine, Log: log}, nil
+	return &App{
+		Config: c, Store: st, Orgs: orgs, Accounts: services.Accounts, Knowledge: knowledge, Messages: messages,
+		API: server, Web: dashboard, HTTP: door, door: door, Queue: queue, Webhooks: hooks,
+		TestRuns: runner, Campaigns: dispatcher, UA: ua, Phone: phone, Registrations: keeper, Engine: engine, Log: log,
+	}, nil
 }
 
 // newPhone builds the SIP user agent and the phone over it, whose calls
-// engine converses.
-func newPhone(c Config, st store.Store, box *secret.Box, services domain.Services, hooks *webhook.Sender, engine *pipeline.Engine, log *slog.Logger) (*sipua.UA, *telephony.Phone, error) {
+// engine converses. The phone's Calls (the queue, built on the phone) is
+// the caller's to set.
+func newPhone(c Config, st store.Store, box *secret.Box, orgs *org.Service, recordings *recording.Store, hooks *webhook.Sender, engine *pipeline.Engine, writes *persist.Writer, log *slog.Logger) (*sipua.UA, *telephony.Phone, error) {
 	lo, hi, err := c.rtpRange()
 	if err != nil {
 		return nil, nil, err
@@ -302,17 +252,17 @@ func newPhone(c Config, st store.Store, box *secret.Box, services domain.Service
 	if err != nil {
 		return nil, nil, err
 	}
-	phone := &telephony.Phone{
-		UA: ua, Store: st, Box: box, PreCalls: hooks, Secret: services.Orgs.WebhookSecret,
-		Recordings: services.Recordings, RingTimeout: c.RingTimeout, PostCallBudget: c.PostCallBudget, Logger: log,
-	}
-	phone.Conversation = engine
-	phone.Web = web
+	var trunk *telephony.Trunk
 	if c.SIPTrunkHost != "" {
-		phone.DefaultTrunk = &telephony.Trunk{
+		trunk = &telephony.Trunk{
 			Host: c.SIPTrunkHost, Port: c.SIPTrunkPort, Transport: c.SIPTrunkTransport,
 			Username: c.SIPTrunkUsername, Password: c.SIPTrunkPassword,
 		}
+	}
+	phone := &telephony.Phone{
+		UA: ua, Store: st, Box: box, PreCalls: hooks, Secret: orgs.WebhookSecret, Recordings: recordings,
+		DefaultTrunk: trunk, RingTimeout: c.RingTimeout, Web: web, Conversation: engine,
+		PostCallBudget: c.PostCallBudget, Writes: writes, Logger: log,
 	}
 	return ua, phone, nil
 }

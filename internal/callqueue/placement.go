@@ -120,6 +120,9 @@ func (q *Queue) decide(batch []*placing) {
 				p.err = ErrConcurrencyLimit // nothing stored
 				continue
 			}
+			if p.err = q.drainingRefuses(p, &free); p.err != nil {
+				continue
+			}
 			if p.admitted = free && (p.skipQueue || !queued); p.admitted {
 				if err := q.admit(p.c, p.c.CreatedAt); err != nil {
 					return err
@@ -162,6 +165,9 @@ func (q *Queue) decideOne(p *placing) {
 		}
 		if p.skipQueue && !free {
 			return ErrConcurrencyLimit
+		}
+		if err := q.drainingRefuses(p, &free); err != nil {
+			return err
 		}
 		p.admitted = free && (p.skipQueue || !queued)
 		if p.admitted {

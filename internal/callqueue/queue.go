@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/parley-voice/parley/internal/call"
@@ -103,6 +104,8 @@ type Queue struct {
 	// closing: after that no worker starts, and waiting for workers is safe.
 	admissions sync.RWMutex
 	closing    bool
+	// draining: Drain was called; no call starts here any more (drain.go).
+	draining atomic.Bool
 	// placements are the organizations whose admissions are under way,
 	// with the Place calls waiting for the next batch (see place).
 	placeMu    sync.Mutex
@@ -501,6 +504,9 @@ func (q *Queue) liveCount() int {
 // than are free (a call that reserves one) waits, and so does every call
 // behind it.
 func (q *Queue) dispatch(ctx context.Context) {
+	if q.draining.Load() {
+		return // another server takes the queue (drain.go)
+	}
 	var orgs []string
 	err := q.o.Store.View(ctx, func(tx store.Tx) (err error) {
 		orgs, err = tx.OrgsWithQueuedCalls(ctx)

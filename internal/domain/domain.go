@@ -39,7 +39,7 @@ type Services struct {
 	Calls                *call.Service
 	Messages             *sms.Messages
 	TestSuites           *eval.Service
-	// Campaigns keeps calling lists; its Wake is set by the caller that
+	// Campaigns keeps calling lists; its Wake comes from the caller that
 	// runs the dispatcher.
 	Campaigns    *campaign.Service
 	Suppressions *suppression.Service
@@ -58,25 +58,62 @@ type WebCalls interface {
 	WebCall(ctx context.Context, orgID, agentID, offer string) (model.Call, string, error)
 }
 
-// New builds the domain services over one store and secret box; the call
-// queue, which needs the telephony side, and the test runner's parts
-// (queue, engine, judge, webhooks) are set by the caller.
+// Parts are the services that need more than the store and the secret
+// box (a model, webhooks, the call plane): the caller builds them whole
+// (internal/app) and Assemble adds the rest. A nil part is built bare over
+// the store, as tests of the interfaces want.
+type Parts struct {
+	Orgs           *org.Service
+	Messages       *sms.Messages
+	KnowledgeBases *knowledge.Service
+	TestSuites     *eval.Service
+	Campaigns      *campaign.Service
+	Queue          *callqueue.Queue
+	Recordings     *recording.Store
+	WebCalls       WebCalls
+}
+
+// New builds the domain services over one store and secret box, with bare
+// parts (no queue, model or webhooks): what the interfaces' tests need.
 // defaultConcurrencyLimit is a new organization's concurrencyLimit.
 func New(st store.Store, box *secret.Box, defaultConcurrencyLimit int) Services {
-	orgs := &org.Service{Store: st, Box: box, DefaultConcurrencyLimit: defaultConcurrencyLimit}
+	return Assemble(st, box, Parts{Orgs: &org.Service{Store: st, Box: box, DefaultConcurrencyLimit: defaultConcurrencyLimit}})
+}
+
+// Assemble builds the domain services over one store and secret box around
+// the parts the caller built.
+func Assemble(st store.Store, box *secret.Box, p Parts) Services {
+	if p.Orgs == nil {
+		p.Orgs = &org.Service{Store: st, Box: box}
+	}
+	if p.Messages == nil {
+		p.Messages = &sms.Messages{Store: st, Box: box}
+	}
+	if p.KnowledgeBases == nil {
+		p.KnowledgeBases = &knowledge.Service{Store: st}
+	}
+	if p.TestSuites == nil {
+		p.TestSuites = &eval.Service{Store: st, Runner: &eval.Runner{Store: st}}
+	}
+	if p.Campaigns == nil {
+		p.Campaigns = &campaign.Service{Store: st}
+	}
 	return Services{
-		Orgs:                 orgs,
-		Accounts:             &account.Service{Store: st, Orgs: orgs},
+		Orgs:                 p.Orgs,
+		Accounts:             &account.Service{Store: st, Orgs: p.Orgs},
 		Agents:               &agent.Service{Store: st},
 		Folders:              &folder.Service{Store: st},
 		SIPTrunks:            &siptrunk.Service{Store: st, Box: box},
 		PhoneNumbers:         &phonenumber.Service{Store: st},
 		MessagingConnections: &sms.Connections{Store: st, Box: box},
-		KnowledgeBases:       &knowledge.Service{Store: st},
+		KnowledgeBases:       p.KnowledgeBases,
 		Calls:                &call.Service{Store: st},
-		Messages:             &sms.Messages{Store: st, Box: box},
-		TestSuites:           &eval.Service{Store: st, Runner: &eval.Runner{Store: st}},
-		Campaigns:            &campaign.Service{Store: st},
+		Messages:             p.Messages,
+		TestSuites:           p.TestSuites,
+		Campaigns:            p.Campaigns,
 		Suppressions:         &suppression.Service{Store: st},
+		Queue:                p.Queue,
+		Recordings:           p.Recordings,
+		WebCalls:             p.WebCalls,
 	}
 }

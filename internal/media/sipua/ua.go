@@ -88,7 +88,8 @@ type UA struct {
 	serving sync.WaitGroup // inbound handlers
 	closed  bool           // Close has begun: no handler may start (Add must not race Wait)
 
-	admit *admission // nil: every request admitted
+	admit    *admission  // nil: every request admitted
+	draining atomic.Bool // Drain was called (drain.go)
 }
 
 // rtpRange: diago's RTP port range is global; set it once.
@@ -326,6 +327,9 @@ func (u *UA) middleware(next sipgo.RequestHandler) sipgo.RequestHandler {
 			return
 		}
 		if u.admit != nil && !u.admit.admits(req, tx) {
+			return
+		}
+		if u.refuseWhileDraining(req, tx) {
 			return
 		}
 		switch req.Method {
