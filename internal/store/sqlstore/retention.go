@@ -39,20 +39,26 @@ func (t *tx) EndedCallsAfter(ctx context.Context, orgID, kind string, before tim
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, t.fail(err, "read the %s retention cursor of organization %s", kind, orgID)
 	}
-	order := "c.ended_at, c.id"
-	if t.d.Engine() == "postgres" {
-		order = "(c.ended_at IS NULL), " + order
-	}
 	scan := func(r rowScanner) (store.EndedCall, error) {
 		var c store.EndedCall
 		err := r.Scan(&c.ID, timeDest{&c.EndedAt}, &c.HasRecording)
 		return c, err
 	}
-	return all(ctx, t, scan, "list ended calls of organization "+orgID,
-		`SELECT c.id, c.ended_at, c.recording_url IS NOT NULL FROM calls c
-		WHERE c.org_id = ? AND (c.ended_at IS NULL) = FALSE AND c.ended_at < ? AND (c.ended_at, c.id) > (?, ?)
-		ORDER BY `+order+` LIMIT ?`,
+	return all(ctx, t, scan, "list ended calls of organization "+orgID, EndedCallsQuery(t.d.Engine()),
 		orgID, t.time(before), t.d.Time(after), afterID, n)
+}
+
+// EndedCallsQuery is EndedCallsAfter's query on engine, with ? for the
+// organization, the cutoff, the cursor's time and id, and the limit; the
+// engines' plan tests check it reads calls_org_ended_asc in order.
+func EndedCallsQuery(engine string) string {
+	order := "c.ended_at, c.id"
+	if engine == "postgres" {
+		order = "(c.ended_at IS NULL), " + order
+	}
+	return `SELECT c.id, c.ended_at, c.recording_url IS NOT NULL FROM calls c
+		WHERE c.org_id = ? AND (c.ended_at IS NULL) = FALSE AND c.ended_at < ? AND (c.ended_at, c.id) > (?, ?)
+		ORDER BY ` + order + ` LIMIT ?`
 }
 
 // ClearRecordingURLs nulls the calls' recording_url, which no index holds.
