@@ -81,8 +81,15 @@ func (t *tx) retentionWrite(ctx context.Context, orgID string, ids []string, wha
 		return 0, nil
 	}
 	total := 0
-	err := uuidBatches(ids, func(batch []any, marks string) error {
-		res, err := t.exec(ctx, fmt.Sprintf(query, marks), append([]any{orgID}, batch...)...)
+	err := uuidBatches(ids, func(batch []any, _ string) error {
+		// The list is padded (its last id again) to a power of two, so a
+		// sweep's batches of every size make a handful of distinct
+		// queries, not one per size for SQLite's prepared statements.
+		args := append([]any{orgID}, batch...)
+		for n := len(batch); n&(n-1) != 0; n++ {
+			args = append(args, batch[len(batch)-1])
+		}
+		res, err := t.exec(ctx, fmt.Sprintf(query, placeholders(len(args)-1)), args...)
 		if err != nil {
 			return t.fail(err, "%s of organization %s", what, orgID)
 		}
