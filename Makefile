@@ -5,7 +5,8 @@ BIN   := bin/parley
 PKGS  := ./...
 # ARGS are extra flags for `parley serve`: make run ARGS="--llm-base-url http://127.0.0.1:11434/v1"
 ARGS  ?=
-# Builds are -trimpath: the binary names no directory of the build machine,
+# -buildvcs=auto stamps the git revision `parley version` prints even where
+# GOFLAGS turns stamping off. Builds are -trimpath: the binary names no directory of the build machine,
 # and the Go build cache serves one tree's compiled packages to a copy of it
 # elsewhere (cmd/parley's tests build the binary, and the README test runs
 # `make run` in a fresh copy: both link only, after `make test`'s build).
@@ -29,7 +30,7 @@ deps: ## install missing system packages (apt-get when root) and check the toolc
 .PHONY: build
 build: ## build bin/parley (CGO-free; TAGS="nosherpa nosphinx": fully static, without --stt sherpa and local recognition)
 	@echo "building $(BIN) (the first build compiles every dependency and takes a few minutes; later ones take seconds)"
-	CGO_ENABLED=0 $(GO) build -trimpath -tags "$(TAGS)" -o $(BIN) ./cmd/parley
+	CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=auto -tags "$(TAGS)" -o $(BIN) ./cmd/parley
 
 .PHONY: run
 run: deps build ## serve on the embedded SQLite database under ./parley-data (first start prints an API key); flags: ARGS="..."

@@ -79,9 +79,9 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	web := cfg.WebCalls // set by withWebCalls
+	web, recs := cfg.WebCalls, cfg.Recordings // set by withWebCalls, withRecordings
 	cfg.Services, cfg.Store = domain.New(st, box, 10), st
-	cfg.WebCalls = web
+	cfg.WebCalls, cfg.Recordings = web, recs
 	if cfg.dialer == nil {
 		cfg.dialer = &calltest.Dialer{Script: func(call.DialRequest) calltest.Script { return calltest.Script{} }}
 	}

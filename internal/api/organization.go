@@ -12,6 +12,8 @@ type organizationJSON struct {
 	Name             string    `json:"name"`
 	ConcurrencyLimit int       `json:"concurrencyLimit"`
 	InboundReserve   int       `json:"inboundReservePercent"`
+	RecordingDays    *int      `json:"recordingRetentionDays"`
+	TranscriptDays   *int      `json:"transcriptRetentionDays"`
 	WebhookSigning   bool      `json:"webhookSigningEnabled"`
 	CreatedAt        timestamp `json:"createdAt"`
 	UpdatedAt        timestamp `json:"updatedAt"`
@@ -19,7 +21,8 @@ type organizationJSON struct {
 
 func presentOrg(o model.Organization) organizationJSON {
 	return organizationJSON{
-		ID: o.ID, Name: o.Name, ConcurrencyLimit: o.ConcurrencyLimit, InboundReserve: o.InboundReservePercent, WebhookSigning: len(o.WebhookSecret) > 0,
+		ID: o.ID, Name: o.Name, ConcurrencyLimit: o.ConcurrencyLimit, InboundReserve: o.InboundReservePercent,
+		RecordingDays: o.RecordingRetentionDays, TranscriptDays: o.TranscriptRetentionDays, WebhookSigning: len(o.WebhookSecret) > 0,
 		CreatedAt: ts(o.CreatedAt), UpdatedAt: ts(o.UpdatedAt),
 	}
 }

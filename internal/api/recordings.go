@@ -12,7 +12,8 @@ import (
 
 // callRecording serves a call's stereo WAV to the holder of an API key of
 // its organization, or of a signed link (recordingUrl) that has not
-// expired. It answers 404 while there is no recording.
+// expired. It answers 404 while there is no recording, and once the
+// call's recordingUrl is null (the organization's retention deleted it).
 func (s *Server) callRecording(w http.ResponseWriter, r *http.Request) {
 	id, ok := pathID(w, r, "id")
 	if !ok {
@@ -35,7 +36,11 @@ func (s *Server) callRecording(w http.ResponseWriter, r *http.Request) {
 			writeError(w, r, err)
 			return
 		}
-		if _, err := s.Calls.Get(r.Context(), key.OrgID, id); err != nil {
+		c, err := s.Calls.Get(r.Context(), key.OrgID, id)
+		if err == nil && c.RecordingURL == nil {
+			err = os.ErrNotExist // never recorded, or deleted by retention: a file left behind is not served
+		}
+		if err != nil {
 			writeRecordingError(w, r, err)
 			return
 		}
@@ -48,7 +53,7 @@ func (s *Server) callRecording(w http.ResponseWriter, r *http.Request) {
 		// The link names the call alone; its recording is kept under its
 		// organization.
 		var err error
-		if orgID, err = s.Calls.OrgOf(r.Context(), id); err != nil {
+		if orgID, err = s.Calls.RecordingOrg(r.Context(), id); err != nil {
 			writeRecordingError(w, r, err)
 			return
 		}

@@ -25,6 +25,7 @@ import (
 	"github.com/parley-voice/parley/internal/persist"
 	"github.com/parley-voice/parley/internal/pipeline"
 	"github.com/parley-voice/parley/internal/recording"
+	"github.com/parley-voice/parley/internal/retention"
 	"github.com/parley-voice/parley/internal/secret"
 	"github.com/parley-voice/parley/internal/sms"
 	"github.com/parley-voice/parley/internal/store"
@@ -69,6 +70,10 @@ type App struct {
 	// TestRuns drives test runs; serve runs it beside the call queue.
 	TestRuns *eval.Runner
 	Log      *slog.Logger
+
+	// Retention deletes recordings and transcripts past their
+	// organization's retention; serve runs it in the background.
+	Retention *retention.Sweeper
 
 	// door is HTTP: serve closes it at shutdown.
 	door *door
@@ -208,6 +213,7 @@ func wire(ctx context.Context, c Config, log *slog.Logger, base string, st store
 		registerSIPMetrics(reg, ua, keeper)
 		registerCapacity(reg, ua, queue, c.SIPMaxDialogs)
 	}
+	sweeper := newSweeper(c, st, recordings, reg, log)
 	services := domain.Assemble(st, box, parts)
 	server := api.New(api.Config{
 		Services: services,
@@ -222,7 +228,7 @@ func wire(ctx context.Context, c Config, log *slog.Logger, base string, st store
 	return &App{
 		Config: c, Store: st, Orgs: orgs, Accounts: services.Accounts, Knowledge: knowledge, Messages: messages,
 		API: server, Web: dashboard, HTTP: door, door: door, Queue: queue, Webhooks: hooks,
-		TestRuns: runner, Campaigns: dispatcher, UA: ua, Phone: phone, Registrations: keeper, Engine: engine, Log: log,
+		TestRuns: runner, Retention: sweeper, Campaigns: dispatcher, UA: ua, Phone: phone, Registrations: keeper, Engine: engine, Log: log,
 		Recordings: recordings,
 	}, nil
 }

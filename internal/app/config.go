@@ -33,6 +33,7 @@ type Config struct {
 	NodeID               string
 	CallLease            time.Duration
 	CallDrain            time.Duration
+	RetentionInterval    time.Duration
 	PostCallBudget       time.Duration
 	AllowPrivateWebhooks bool
 
@@ -121,6 +122,7 @@ func serveFlags(fs *flag.FlagSet, c *Config) {
 	fs.StringVar(&c.NodeID, "node-id", "", "this server's name among servers sharing a database; it owns the leases of its calls (default: host name and --addr)")
 	fs.DurationVar(&c.CallLease, "call-lease", 30*time.Second, "how long a live call's lease lasts without renewal; a server silent that long loses its calls")
 	fs.DurationVar(&c.CallDrain, "call-drain", 30*time.Second, "on SIGTERM, how long live calls may go on before they are hung up")
+	fs.DurationVar(&c.RetentionInterval, "retention-interval", time.Hour, "how often expired recordings and transcripts are deleted (organizations' recordingRetentionDays and transcriptRetentionDays; one server at a time sweeps)")
 	fs.DurationVar(&c.PostCallBudget, "post-call-budget", 10*time.Second, "once a call is over, how long its end waits for the conversation's summary and metrics (the post-call webhook carries them)")
 	fs.BoolVar(&c.AllowPrivateWebhooks, "allow-private-webhooks", false, "let webhooks and tools call loopback, private and link-local addresses (local testing only)")
 	fs.StringVar(&c.SIPAddr, "sip-addr", "0.0.0.0:5060", "SIP listen address, UDP and TCP (port 0: any free port)")
@@ -272,6 +274,9 @@ func (c *Config) check() error {
 	}
 	if c.CallLease != 0 && c.CallLease < 3*time.Millisecond {
 		errs = append(errs, errors.New("--call-lease is too short"))
+	}
+	if c.RetentionInterval < 0 {
+		errs = append(errs, errors.New("--retention-interval must not be negative"))
 	}
 	if c.PostCallBudget < 0 {
 		errs = append(errs, errors.New("--post-call-budget must not be negative"))

@@ -96,6 +96,8 @@ type serving struct {
 //  5. messages: inbound texts a stopped server left unanswered.
 //  6. test runs, through the queue.
 //  7. campaigns, dialing through the queue; they stop dialing at drain.
+//     retention: the sweep of expired recordings and transcripts, on one
+//     server at a time (a lease); stopping gives the lease up.
 //  8. registrations: trunks' registrations, kept while SIP is up; stopped
 //     (unregistered) before the call plane, so no new call comes in
 //     through a registrar while calls drain.
@@ -115,6 +117,7 @@ func (s *serving) components() []component {
 		s.messages(),
 		s.testRuns(),
 		s.campaigns(),
+		s.retention(),
 		s.registrations(),
 		s.http(),
 		s.ready(),

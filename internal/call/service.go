@@ -148,11 +148,12 @@ func (s *Service) Get(ctx context.Context, orgID, id string) (model.Call, error)
 	return store.Read(ctx, s.Store, func(tx store.Tx) (model.Call, error) { return tx.GetCall(ctx, orgID, id) })
 }
 
-// OrgOf says which organization a call belongs to (store.ErrNotFound when
-// there is no such call): for signed recording links, which name the call
-// alone.
-func (s *Service) OrgOf(ctx context.Context, id string) (string, error) {
-	return store.Read(ctx, s.Store, func(tx store.Tx) (string, error) { return tx.GetCallOrgID(ctx, id) })
+// RecordingOrg says which organization a call with a recording belongs
+// to (store.ErrNotFound when there is no such call, or its recording was
+// never made or was deleted by retention): for signed recording links,
+// which name the call alone.
+func (s *Service) RecordingOrg(ctx context.Context, id string) (string, error) {
+	return store.Read(ctx, s.Store, func(tx store.Tx) (string, error) { return tx.RecordingOrg(ctx, id) })
 }
 
 // List returns a page of calls and the number matching the filter.

@@ -178,6 +178,10 @@ type Input struct {
 	// InboundReservePercent is the share of concurrencyLimit campaigns
 	// leave free for inbound and API calls (campaign.Lines).
 	InboundReservePercent opt.Field[int] `json:"inboundReservePercent"`
+	// RecordingRetentionDays and TranscriptRetentionDays: null keeps
+	// forever, else model.MinRetentionDays to model.MaxRetentionDays.
+	RecordingRetentionDays  opt.Field[int] `json:"recordingRetentionDays"`
+	TranscriptRetentionDays opt.Field[int] `json:"transcriptRetentionDays"`
 }
 
 // Update applies a partial update. A name another organization has is a conflict.
@@ -201,6 +205,14 @@ func (s *Service) Update(ctx context.Context, orgID string, in Input) (model.Org
 	case in.InboundReservePercent.Present() && (in.InboundReservePercent.V < 0 || in.InboundReservePercent.V > MaxInboundReservePercent):
 		l.Add("inboundReservePercent", "must be between 0 and %d", MaxInboundReservePercent)
 	}
+	for _, f := range []struct {
+		name string
+		days opt.Field[int]
+	}{{"recordingRetentionDays", in.RecordingRetentionDays}, {"transcriptRetentionDays", in.TranscriptRetentionDays}} {
+		if f.days.Present() && (f.days.V < model.MinRetentionDays || f.days.V > model.MaxRetentionDays) {
+			l.Add(f.name, "must be null or between %d and %d", model.MinRetentionDays, model.MaxRetentionDays)
+		}
+	}
 	if err := l.Err(); err != nil {
 		return model.Organization{}, err
 	}
@@ -218,6 +230,8 @@ func (s *Service) Update(ctx context.Context, orgID string, in Input) (model.Org
 		if in.InboundReservePercent.Present() {
 			o.InboundReservePercent = in.InboundReservePercent.V
 		}
+		retention(&o.RecordingRetentionDays, in.RecordingRetentionDays)
+		retention(&o.TranscriptRetentionDays, in.TranscriptRetentionDays)
 		o.UpdatedAt = model.Now()
 		err = tx.UpdateOrg(ctx, &o)
 		if errors.Is(err, store.ErrConflict) {
@@ -226,6 +240,14 @@ func (s *Service) Update(ctx context.Context, orgID string, in Input) (model.Org
 		return err
 	})
 	return o, err
+}
+
+// retention applies a retention period's update: null clears it (keep
+// forever), a value sets it, absent leaves it.
+func retention(days **int, f opt.Field[int]) {
+	if f.Set {
+		*days = f.Ptr()
+	}
 }
 
 // RotateWebhookSecret gives the organization a new signing secret for its

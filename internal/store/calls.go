@@ -12,10 +12,6 @@ import (
 type Calls interface {
 	CreateCall(ctx context.Context, c *model.Call) error
 	GetCall(ctx context.Context, orgID, id string) (model.Call, error)
-	// GetCallOrgID says which organization a call belongs to, across
-	// organizations: it is for signed recording links only, which name
-	// the call alone.
-	GetCallOrgID(ctx context.Context, id string) (string, error)
 	// GetCallForUpdate reads a call to change it: in a write transaction
 	// the row stays locked until the transaction ends (PostgreSQL: SELECT
 	// ... FOR UPDATE; SQLite's single writer already excludes every other

@@ -55,6 +55,8 @@ type Tx interface {
 	SIPRegistrations
 	Campaigns
 	TrunkPacing
+	Retention
+	Singletons
 }
 
 // SIPRegistrations keeps the status of trunks' outbound registrations. The

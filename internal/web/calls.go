@@ -7,6 +7,7 @@ import (
 
 	"github.com/parley-voice/parley/internal/invalid"
 	"github.com/parley-voice/parley/internal/model"
+	"github.com/parley-voice/parley/internal/recording"
 	"github.com/parley-voice/parley/internal/store"
 )
 
@@ -104,7 +105,7 @@ func (s *Server) callView(r *http.Request) (callView, error) {
 		return callView{}, err
 	}
 	v := newCallView(c)
-	if s.Recordings != nil {
+	if s.Recordings != nil && c.RecordingURL != nil { // null: never recorded, or deleted by retention
 		if f, err := s.Recordings.Open(r.Context(), c.OrgID, c.ID); err == nil {
 			f.Close()
 			v.Recording = true
@@ -147,11 +148,17 @@ func (s *Server) callRecording(w http.ResponseWriter, r *http.Request) {
 		s.failFind(w, r, errNotFound)
 		return
 	}
-	if _, err := s.Calls.Get(r.Context(), orgID(r), id); err != nil {
+	c, err := s.Calls.Get(r.Context(), orgID(r), id)
+	if err != nil {
 		s.failFind(w, r, err)
 		return
 	}
-	f, err := s.Recordings.Open(r.Context(), orgID(r), id)
+	var f recording.Reader
+	if c.RecordingURL == nil { // never recorded, or deleted by retention: a file left behind is not served
+		err = os.ErrNotExist
+	} else {
+		f, err = s.Recordings.Open(r.Context(), orgID(r), id)
+	}
 	if errors.Is(err, os.ErrNotExist) {
 		s.renderError(w, r, http.StatusNotFound, "This call has no recording.")
 		return

@@ -67,9 +67,22 @@ func conversation(c *model.Call) {
 
 func ptr[T any](v T) *T { return &v }
 
-// record writes a real stereo WAV of seconds for the call.
+// record writes a real stereo WAV of seconds for the call, and its
+// recordingUrl, as the call plane does when an answered call records.
 func (e *env) record(c model.Call, seconds int) {
 	e.t.Helper()
+	ctx := context.Background()
+	err := e.st.Update(ctx, func(tx store.Tx) error {
+		stored, err := tx.GetCallForUpdate(ctx, c.OrgID, c.ID)
+		if err != nil {
+			return err
+		}
+		stored.RecordingURL = ptr("http://parley.test/v1/calls/" + c.ID + "/recording")
+		return tx.UpdateCall(ctx, &stored)
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
 	w, err := e.svc.Recordings.Create(c.OrgID, c.ID, 8000)
 	if err != nil {
 		e.t.Fatal(err)
@@ -126,6 +139,20 @@ func TestCallPageShowsTheConversation(t *testing.T) {
 	}
 	wantContains(t, p, "Nothing said yet.")
 	wantStatus(t, b.get("/calls/"+bare.ID+"/recording"), http.StatusNotFound)
+
+	// Retention cleared the recordingUrl: no player and 404, even with a
+	// file left behind.
+	ctx := context.Background()
+	if err := e.st.Update(ctx, func(tx store.Tx) error {
+		_, err := tx.ClearRecordingURLs(ctx, c.OrgID, []string{c.ID})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if p := b.get("/calls/" + c.ID); contains(p.body, "<audio") {
+		t.Fatal("a call whose recording retention deleted shows a player")
+	}
+	wantStatus(t, b.get("/calls/"+c.ID+"/recording"), http.StatusNotFound)
 }
 
 func TestCallListFilters(t *testing.T) {

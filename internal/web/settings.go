@@ -23,11 +23,28 @@ var settingsFields = func() []agentField {
 	limit := agentField{Name: "concurrencyLimit", Label: "Concurrent calls", Kind: kindInt, Required: true, Step: 1,
 		Help: "How many of the organization's calls may be in progress at once: 1 to " + strconv.Itoa(org.MaxConcurrencyLimit) + ". Calls past it wait in the queue."}
 	limit.Min, limit.Max, limit.HasMin, limit.HasMax = between(1, org.MaxConcurrencyLimit)
+	days := func(name, label, what string) agentField {
+		f := agentField{Name: name, Label: label, Kind: kindInt, Step: 1,
+			Help: "Days " + what + " kept after the call ended: " + strconv.Itoa(model.MinRetentionDays) + " to " + strconv.Itoa(model.MaxRetentionDays) +
+				". Blank keeps them forever. Past it they are deleted; the call record stays."}
+		f.Min, f.Max, f.HasMin, f.HasMax = between(model.MinRetentionDays, model.MaxRetentionDays)
+		return f
+	}
 	return []agentField{
 		{Name: "name", Label: "Organization name", Kind: kindText, Required: true, MaxLen: org.MaxNameLen, Help: "1 to " + strconv.Itoa(org.MaxNameLen) + " characters, unique in this deployment."},
 		limit,
+		days("recordingRetentionDays", "Keep recordings (days)", "call recordings are"),
+		days("transcriptRetentionDays", "Keep transcripts (days)", "call transcripts are"),
 	}
 }()
+
+// daysValue shows a retention period in the form: blank is forever.
+func daysValue(days *int) string {
+	if days == nil {
+		return ""
+	}
+	return strconv.Itoa(*days)
+}
 
 // Fields are the form's inputs, by name.
 func (d settingsData) Fields() map[string]fieldView { return fieldsOf(d.formState, settingsFields) }
@@ -46,7 +63,8 @@ func (s *Server) renderSettings(w http.ResponseWriter, r *http.Request, status i
 	}
 	d.Org, d.Signing = o, len(o.WebhookSecret) > 0
 	if d.Values == nil {
-		d.Values = map[string]string{"name": o.Name, "concurrencyLimit": strconv.Itoa(o.ConcurrencyLimit)}
+		d.Values = map[string]string{"name": o.Name, "concurrencyLimit": strconv.Itoa(o.ConcurrencyLimit),
+			"recordingRetentionDays": daysValue(o.RecordingRetentionDays), "transcriptRetentionDays": daysValue(o.TranscriptRetentionDays)}
 	}
 	s.render(w, r, status, "settings", "Organization settings", "settings", d)
 }
@@ -56,7 +74,8 @@ func (s *Server) updateSettings(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	fr := newFormReader(r.PostForm, false)
-	in := org.Input{Name: fr.required("name"), ConcurrencyLimit: fr.number("concurrencyLimit", false)}
+	in := org.Input{Name: fr.required("name"), ConcurrencyLimit: fr.number("concurrencyLimit", false),
+		RecordingRetentionDays: fr.number("recordingRetentionDays", false), TranscriptRetentionDays: fr.number("transcriptRetentionDays", false)}
 	err := fr.err()
 	if err == nil {
 		if _, err = s.Orgs.Update(r.Context(), orgID(r), in); err == nil {

@@ -54,3 +54,37 @@ func TestSettingsConcurrencyAndWebhookSecret(t *testing.T) {
 	}
 	wantContains(t, b.get("/settings"), "not signing")
 }
+
+func TestSettingsRetention(t *testing.T) {
+	e := newEnv(t)
+	b, u := e.signedIn("acme", "ada@example.com")
+	ctx := context.Background()
+	wantContains(t, b.get("/settings"), "Keep recordings (days)", "Keep transcripts (days)", `max="3650"`,
+		`name="recordingRetentionDays" type="number" value=""`, "Blank keeps them forever.")
+
+	p := b.post("/settings", url.Values{"name": {"acme"}, "concurrencyLimit": {"10"}, "recordingRetentionDays": {"0"}, "transcriptRetentionDays": {"3651"}})
+	wantStatus(t, p, http.StatusBadRequest)
+	wantContains(t, p, `id="recordingRetentionDays-error"`, `id="transcriptRetentionDays-error"`, "must be null or between 1 and 3650", `value="3651"`)
+	if o, err := e.svc.Orgs.Get(ctx, u.OrgID); err != nil || o.RecordingRetentionDays != nil || o.TranscriptRetentionDays != nil {
+		t.Fatalf("a refused form changed the organization: %+v, %v", o, err)
+	}
+
+	p = b.post("/settings", url.Values{"name": {"acme"}, "concurrencyLimit": {"10"}, "recordingRetentionDays": {"30"}, "transcriptRetentionDays": {"365"}})
+	if p.location() != "/settings?saved=1" {
+		t.Fatalf("save: %d to %q\n%s", p.status, p.location(), p.body)
+	}
+	o, err := e.svc.Orgs.Get(ctx, u.OrgID)
+	if err != nil || o.RecordingRetentionDays == nil || *o.RecordingRetentionDays != 30 || o.TranscriptRetentionDays == nil || *o.TranscriptRetentionDays != 365 {
+		t.Fatalf("organization after saving: %+v, %v", o, err)
+	}
+	wantContains(t, b.get("/settings"), `name="recordingRetentionDays" type="number" value="30"`, `name="transcriptRetentionDays" type="number" value="365"`)
+
+	// Blank keeps forever again.
+	p = b.post("/settings", url.Values{"name": {"acme"}, "concurrencyLimit": {"10"}, "recordingRetentionDays": {""}, "transcriptRetentionDays": {"365"}})
+	if p.location() != "/settings?saved=1" {
+		t.Fatalf("clear: %d to %q\n%s", p.status, p.location(), p.body)
+	}
+	if o, err := e.svc.Orgs.Get(ctx, u.OrgID); err != nil || o.RecordingRetentionDays != nil || *o.TranscriptRetentionDays != 365 {
+		t.Fatalf("organization after clearing: %+v, %v", o, err)
+	}
+}

@@ -379,3 +379,29 @@ func TestDueRecipientsPlan(t *testing.T) {
 		t.Fatalf("the due recipients are not one ordered range of campaign_recipients_due:\n%s", plan)
 	}
 }
+
+// The retention sweeper's batch is one range of calls_org_ended_asc, read
+// in order: its cost is the batch, not the calls swept before it.
+func TestEndedCallsPlan(t *testing.T) {
+	s := open(t)
+	args := []any{model.NewID(), sqlstore.FormatTime(time.Now()), sqlstore.FormatTime(time.Unix(0, 0)), model.NewID(), 200}
+	rows, err := s.DB().QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+sqlstore.EndedCallsQuery("sqlite"), args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var lines []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, detail)
+	}
+	plan := strings.Join(lines, "\n")
+	if !strings.Contains(plan, "calls_org_ended_asc (org_id=? AND <expr>=? AND (ended_at,id)>(?,?) AND ended_at<?)") ||
+		strings.Contains(plan, "TEMP B-TREE") {
+		t.Fatalf("the ended calls after a cursor are not one ordered range of calls_org_ended_asc:\n%s", plan)
+	}
+}

@@ -366,14 +366,6 @@ func (t *tx) GetCall(ctx context.Context, orgID, id string) (model.Call, error) 
 		`SELECT `+fullCall.columns+` FROM calls c WHERE c.org_id = ? AND c.id = ?`, orgID, id)
 }
 
-func (t *tx) GetCallOrgID(ctx context.Context, id string) (string, error) {
-	if !uuids(id) {
-		return "", notFound("get call %s", id)
-	}
-	return get(ctx, t, func(r rowScanner) (orgID string, err error) { return orgID, r.Scan(&orgID) },
-		"get call "+id, `SELECT org_id FROM calls WHERE id = ?`, id)
-}
-
 // GetCallForUpdate reads the call and, in a write transaction on
 // PostgreSQL, locks its row until the transaction ends.
 func (t *tx) GetCallForUpdate(ctx context.Context, orgID, id string) (model.Call, error) {

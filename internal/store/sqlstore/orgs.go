@@ -6,11 +6,12 @@ import (
 	"github.com/parley-voice/parley/internal/model"
 )
 
-const orgColumns = "id, name, concurrency_limit, inbound_reserve_percent, webhook_secret, created_at, updated_at"
+const orgColumns = "id, name, concurrency_limit, inbound_reserve_percent, recording_retention_days, transcript_retention_days, webhook_secret, created_at, updated_at"
 
 func scanOrg(r rowScanner) (model.Organization, error) {
 	var o model.Organization
-	err := r.Scan(&o.ID, &o.Name, &o.ConcurrencyLimit, &o.InboundReservePercent, &o.WebhookSecret,
+	err := r.Scan(&o.ID, &o.Name, &o.ConcurrencyLimit, &o.InboundReservePercent,
+		&o.RecordingRetentionDays, &o.TranscriptRetentionDays, &o.WebhookSecret,
 		timeDest{&o.CreatedAt}, timeDest{&o.UpdatedAt})
 	return o, err
 }
@@ -27,8 +28,8 @@ func (t *tx) CreateOrg(ctx context.Context, o *model.Organization) error {
 		o.InboundReservePercent = model.DefaultInboundReservePercent
 	}
 	o.CreatedAt, o.UpdatedAt = stamp(o.CreatedAt), stamp(o.UpdatedAt)
-	_, err := t.exec(ctx, `INSERT INTO organizations (`+orgColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		o.ID, o.Name, o.ConcurrencyLimit, o.InboundReservePercent, secret(o.WebhookSecret), t.time(o.CreatedAt), t.time(o.UpdatedAt))
+	_, err := t.exec(ctx, `INSERT INTO organizations (`+orgColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		o.ID, o.Name, o.ConcurrencyLimit, o.InboundReservePercent, o.RecordingRetentionDays, o.TranscriptRetentionDays, secret(o.WebhookSecret), t.time(o.CreatedAt), t.time(o.UpdatedAt))
 	if err != nil {
 		return t.fail(err, "create organization %q", o.Name)
 	}
@@ -54,9 +55,10 @@ func (t *tx) UpdateOrg(ctx context.Context, o *model.Organization) error {
 	}
 	o.UpdatedAt = stamp(o.UpdatedAt)
 	return t.change(ctx, "update organization "+o.ID,
-		`UPDATE organizations SET name = ?, concurrency_limit = ?, inbound_reserve_percent = ?, webhook_secret = ?,
-			updated_at = ? WHERE id = ?`,
-		o.Name, o.ConcurrencyLimit, o.InboundReservePercent, secret(o.WebhookSecret), t.time(o.UpdatedAt), o.ID)
+		`UPDATE organizations SET name = ?, concurrency_limit = ?, inbound_reserve_percent = ?,
+			recording_retention_days = ?, transcript_retention_days = ?, webhook_secret = ?, updated_at = ? WHERE id = ?`,
+		o.Name, o.ConcurrencyLimit, o.InboundReservePercent, o.RecordingRetentionDays, o.TranscriptRetentionDays,
+		secret(o.WebhookSecret), t.time(o.UpdatedAt), o.ID)
 }
 
 func (t *tx) CountOrgs(ctx context.Context) (int, error) {

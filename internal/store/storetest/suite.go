@@ -61,6 +61,7 @@ func Run(t *testing.T, open Opener) {
 		{"CampaignRecipients", recipientTests},
 		{"Suppressions", suppressionTests},
 		{"TrunkPacing", trunkPacingTests},
+		{"Retention", retentionTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

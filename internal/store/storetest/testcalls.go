@@ -162,19 +162,6 @@ var testCallTests = []test{
 		wantEqual(t, true, got.ReservesLine)
 		wantEqual(t, 3, count())
 	}},
-	{"GetCallOrgID", func(t *testing.T, b *bundle) {
-		c := newCall(t, b, b.other.ID, model.NewID(), withStatus(model.CallCompleted))
-		var orgID string
-		err := b.view(func(tx store.Tx) (err error) { orgID, err = tx.GetCallOrgID(b.ctx, c.ID); return err })
-		if err != nil {
-			t.Fatal(err)
-		}
-		wantEqual(t, b.other.ID, orgID)
-		for _, id := range []string{model.NewID(), "not-a-uuid"} {
-			err = b.view(func(tx store.Tx) (err error) { _, err = tx.GetCallOrgID(b.ctx, id); return err })
-			wantIs(t, err, store.ErrNotFound)
-		}
-	}},
 	{"GetCallByLoopbackCaller", func(t *testing.T, b *bundle) {
 		caller := newCall(t, b, b.org.ID, model.NewID(), withStatus(model.CallInProgress), func(c *model.Call) { c.ReservesLine = true })
 		lookup := func(orgID, callerID string) (model.Call, error) {

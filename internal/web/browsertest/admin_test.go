@@ -83,17 +83,20 @@ func TestAdminPages(t *testing.T) {
 	)
 	screenshot(t, ctx, "numbers")
 
-	// Settings: the concurrency limit, and a signing secret shown once.
+	// Settings: the concurrency limit, retention, and a signing secret
+	// shown once.
 	run(t, ctx,
 		chromedp.Click(`//nav//a[text()="Settings"]`),
 		chromedp.WaitVisible(chromedp.CSS(`#f-concurrencyLimit`)),
 		chromedp.SetValue(chromedp.CSS(`#f-concurrencyLimit`), "20"),
+		chromedp.SetValue(chromedp.CSS(`#f-recordingRetentionDays`), "90"),
 		chromedp.Submit(chromedp.CSS(`#f-concurrencyLimit`)),
 		chromedp.WaitVisible(`//p[@role="status" and text()="Saved."]`),
 		chromedp.Click(`//button[text()="Make a signing secret"]`),
 		chromedp.WaitVisible(chromedp.CSS(`#new-secret`)),
 	)
-	if o, err := e.svc.Orgs.Get(bg, orgID); err != nil || o.ConcurrencyLimit != 20 {
+	if o, err := e.svc.Orgs.Get(bg, orgID); err != nil || o.ConcurrencyLimit != 20 ||
+		o.RecordingRetentionDays == nil || *o.RecordingRetentionDays != 90 || o.TranscriptRetentionDays != nil {
 		t.Fatalf("organization after the settings: %+v, %v", o, err)
 	}
 	shown := read(t, ctx, chromedp.Value(chromedp.CSS(`#new-secret`)))
