@@ -5,6 +5,10 @@ BIN   := bin/parley
 PKGS  := ./...
 # ARGS are extra flags for `parley serve`: make run ARGS="--llm-base-url http://127.0.0.1:11434/v1"
 ARGS  ?=
+# Builds are -trimpath: the binary names no directory of the build machine,
+# and the Go build cache serves one tree's compiled packages to a copy of it
+# elsewhere (cmd/parley's tests build the binary, and the README test runs
+# `make run` in a fresh copy: both link only, after `make test`'s build).
 # TAGS are Go build tags for `make build`: nosherpa leaves out --stt sherpa's
 # library loader, nosphinx the local recognizer's (pocketsphinx; --stt local
 # then reports it unavailable). With both, nothing links the C library
@@ -25,7 +29,7 @@ deps: ## install missing system packages (apt-get when root) and check the toolc
 .PHONY: build
 build: ## build bin/parley (CGO-free; TAGS="nosherpa nosphinx": fully static, without --stt sherpa and local recognition)
 	@echo "building $(BIN) (the first build compiles every dependency and takes a few minutes; later ones take seconds)"
-	CGO_ENABLED=0 $(GO) build -tags "$(TAGS)" -o $(BIN) ./cmd/parley
+	CGO_ENABLED=0 $(GO) build -trimpath -tags "$(TAGS)" -o $(BIN) ./cmd/parley
 
 .PHONY: run
 run: deps build ## serve on the embedded SQLite database under ./parley-data (first start prints an API key); flags: ARGS="..."
@@ -34,12 +38,12 @@ run: deps build ## serve on the embedded SQLite database under ./parley-data (fi
 .PHONY: test
 test: deps lint ## the whole test suite, with the race detector; PostgreSQL too when PARLEY_TEST_DATABASE_URL is set
 	@scripts/test-services.sh
-	CGO_ENABLED=0 $(GO) build ./...
+	CGO_ENABLED=0 $(GO) build -trimpath ./...
 	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 14m $(PKGS)
 
 .PHONY: soak
 soak: export PARLEY_TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
-soak: deps ## tests that need minutes: a minute-long PostgreSQL outage under live and queued calls (PARLEY_TEST_DATABASE_URL, default the local test database)
+soak: deps ## tests that need minutes (named ...Minute): a minute-long PostgreSQL outage under live and queued calls, two servers sharing a campaign on PostgreSQL, one killed (PARLEY_TEST_DATABASE_URL, default the local test database)
 	@scripts/test-services.sh
 	PARLEY_SOAK=1 CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 30m -run 'Minute' -v ./cmd/parley/
 
@@ -65,6 +69,7 @@ bench: deps-bench ## benchmarks on SQLite, and PostgreSQL when PARLEY_TEST_DATAB
 	PARLEY_BENCH_DATABASE_URL=$${PARLEY_TEST_DATABASE_URL} PARLEY_BENCH_CAMPAIGN_FOR=$${PARLEY_BENCH_CAMPAIGN_FOR:-60s} $(GO) test -run '^$$' -bench CampaignDispatch -benchtime 1x -timeout 60m ./bench/
 	$(GO) test -run '^$$' -bench Recognition -benchtime 1x -timeout 180m ./bench/
 	$(GO) test -run '^$$' -bench INVITEFlood -benchtime 3x -timeout 20m ./cmd/parley/
+	PARLEY_BENCH_PROXY_CALLS=$${PARLEY_BENCH_PROXY_CALLS:-20} $(GO) test -run '^$$' -bench ServersBehindKamailio -benchtime 1x -timeout 20m ./cmd/parley/
 
 .PHONY: bench-stt
 bench-stt: deps-bench ## word error rate of the local recognizer on labelled speech over real calls, scored by sclite (PARLEY_BENCH_STT_*; docs/benchmarks.md)

@@ -24,7 +24,7 @@ import (
 func buildParley(tb testing.TB) string {
 	tb.Helper()
 	bin := filepath.Join(tb.TempDir(), "parley")
-	cmd := exec.Command("go", "build", "-o", bin, "../cmd/parley")
+	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, "../cmd/parley") // as make build
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		tb.Fatalf("CGO_ENABLED=0 go build ../cmd/parley: %v\n%s", err, out)

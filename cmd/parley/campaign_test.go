@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -410,9 +411,19 @@ func TestCampaignSurvivesSIGKILL(t *testing.T) {
 // the hold lapses, ends the dead server's calls once their leases lapse
 // (LEASE_EXPIRED), and completes the campaign: same outcomes, no number
 // dialed more often than its attempts allow, one campaign_completed.
-func TestCampaignSharedByTwoServers(t *testing.T) {
+// It runs in make soak (PARLEY_SOAK=1): two servers working the campaign
+// under -race cost minutes of make test's budget on 2 cores. make test
+// keeps its parts: a killed campaign resuming (TestCampaignSurvivesSIGKILL),
+// a lapsed dispatch hold taken over (storetest ClaimDispatch, both
+// engines), one dispatcher dialing each attempt once
+// (internal/campaign TestTwoDispatchersDialEachAttemptOnce) and a
+// survivor ending a dead server's calls (TestSurvivorHangsUpTheDeadServersLegs).
+func TestCampaignSharedByTwoServersMinute(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
+	}
+	if os.Getenv("PARLEY_SOAK") == "" {
+		t.Skip("two servers working a campaign for minutes: make soak (PARLEY_SOAK=1)")
 	}
 	url := postgresURL(t)
 	siptest.RequireSipp(t)

@@ -160,7 +160,9 @@ func awaitConversation(tb testing.TB, a api, srv *server, hooks *receiver, outID
 
 // checkTranscript compares a record's transcript with want: "role" or
 // "role:text" for messages, "tool:name" for tool calls, in order, with
-// seq 0..n-1, times that never go back, and user entries that have text.
+// seq 0..n-1, each entry beginning ("at") no later than it ends ("endAt"),
+// messages that begin no earlier than the message before them began, and
+// user entries that have text.
 func checkTranscript(t *testing.T, who string, rec map[string]any, want []string) {
 	t.Helper()
 	entries, _ := rec["transcript"].([]any)
@@ -171,9 +173,15 @@ func checkTranscript(t *testing.T, who string, rec map[string]any, want []string
 		if int(e["seq"].(float64)) != i {
 			t.Errorf("%s entry %d has seq %v", who, i, e["seq"])
 		}
-		if at, _ := e["at"].(float64); at < last || (i > 0 && at == 0) {
-			t.Errorf("%s entry %d at %v after %v", who, i, e["at"], last)
-		} else {
+		at, _ := e["at"].(float64)
+		end, hasEnd := e["endAt"].(float64)
+		switch {
+		case !hasEnd || at > end || at < 0 || (i > 0 && end == 0):
+			t.Errorf("%s entry %d at %v endAt %v", who, i, e["at"], e["endAt"])
+		case e["type"] != "message":
+		case at < last:
+			t.Errorf("%s message %d at %v, before the one before it (%v)", who, i, at, last)
+		default:
 			last = at
 		}
 		switch {

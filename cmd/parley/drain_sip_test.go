@@ -46,8 +46,9 @@ func sipAnswer(t *testing.T, addr, method string) string {
 
 // SIGTERM with a call live at a carrier: from then on the SIP side answers
 // OPTIONS and new INVITEs 503 (a proxy's dispatcher marks the server down)
-// while /readyz says draining and the live call goes on until the drain
-// ends it, with a BYE to the carrier; then the server exits cleanly.
+// and the free capacity in /metrics is 0, while /readyz says draining and
+// the live call goes on until the drain ends it, with a BYE to the
+// carrier; then the server exits cleanly.
 func TestDrainRefusesNewSIPCalls(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the binary")
@@ -56,11 +57,21 @@ func TestDrainRefusesNewSIPCalls(t *testing.T) {
 	bin := build(t)
 	sipAddr := fmt.Sprintf("127.0.0.1:%d", freeSIPPort(t))
 	s := startServer(t, bin, []string{"PARLEY_DATA_DIR=" + t.TempDir()},
-		"--dialer", "sip", "--sip-addr", sipAddr, "--rtp-ports", "32600-32699", "--call-drain", "3s")
+		"--dialer", "sip", "--sip-addr", sipAddr, "--rtp-ports", "32600-32699", "--call-drain", "3s", "--sip-max-dialogs", "50")
+	capacity := func() (lines, dialogs float64) {
+		m := scrape(t, "http://"+s.addr+"/metrics")
+		return m[`parley_capacity_free{resource="lines"}`], m[`parley_capacity_free{resource="sip_dialogs"}`]
+	}
+	if lines, dialogs := capacity(); lines != 50 || dialogs != 50 {
+		t.Errorf("free capacity idle: %v lines, %v dialogs; want 50 and 50", lines, dialogs)
+	}
 	if res := sipAnswer(t, sipAddr, "OPTIONS"); !strings.HasPrefix(res, "SIP/2.0 200") {
 		t.Fatalf("OPTIONS before SIGTERM:\n%s", res)
 	}
 	uas, _ := legsToSipp(t, s, s.key, 1)
+	if lines, dialogs := capacity(); lines != 49 || dialogs != 49 {
+		t.Errorf("free capacity with a call live: %v lines, %v dialogs; want 49 and 49", lines, dialogs)
+	}
 
 	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -73,6 +84,9 @@ func TestDrainRefusesNewSIPCalls(t *testing.T) {
 		if res := sipAnswer(t, sipAddr, method); !strings.HasPrefix(res, "SIP/2.0 503") || !strings.Contains(res, "Retry-After:") {
 			t.Errorf("%s while draining:\n%s", method, res)
 		}
+	}
+	if lines, dialogs := capacity(); lines != 0 || dialogs != 0 {
+		t.Errorf("free capacity while draining: %v lines, %v dialogs; want 0 and 0", lines, dialogs)
 	}
 	if strings.Contains(uas.Messages(), "\nBYE sip:") {
 		t.Error("the carrier got a BYE before the drain ended")

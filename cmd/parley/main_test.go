@@ -30,7 +30,9 @@ func build(t testing.TB) string {
 		}
 		built.dir = dir
 		built.path = filepath.Join(dir, "parley")
-		cmd := exec.Command("go", "build", "-o", built.path, ".")
+		// -trimpath as make build and make test's go build ./... have it:
+		// the packages they compiled are reused, whatever the tree's path.
+		cmd := exec.Command("go", "build", "-trimpath", "-o", built.path, ".")
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			built.err = fmt.Errorf("CGO_ENABLED=0 go build: %v\n%s", err, out)

@@ -22,10 +22,10 @@ func TestStaticBuild(t *testing.T) {
 		dynamic bool
 	}{{"nosherpa nosphinx", false}, {"", true}} {
 		bin := filepath.Join(dir, "parley")
-		cmd := exec.Command("go", "build", "-tags", c.tags, "-o", bin, ".")
+		cmd := exec.Command("go", "build", "-trimpath", "-tags", c.tags, "-o", bin, ".") // as make build
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("CGO_ENABLED=0 go build -tags %q: %v\n%s", c.tags, err, out)
+			t.Fatalf("CGO_ENABLED=0 go build -trimpath -tags %q: %v\n%s", c.tags, err, out)
 		}
 		f, err := elf.Open(bin)
 		if err != nil {

@@ -64,6 +64,35 @@ func (s *Service) ResetPassword(ctx context.Context, orgID, by, id string) (stri
 	return password, u, nil
 }
 
+// ResetPasswordByEmail gives the user who signs in with email a new
+// one-time password, to be replaced at their next sign-in, and ends their
+// sessions. It is the operator's way back in (parley users
+// reset-password) when nobody can sign in to reset it from the dashboard;
+// no user with that email: store.ErrNotFound.
+func (s *Service) ResetPasswordByEmail(ctx context.Context, email string) (string, model.User, error) {
+	password := newOneTimePassword()
+	hash := hashPassword(password)
+	var u model.User
+	err := s.Store.Update(ctx, func(tx store.Tx) error {
+		found, err := tx.GetUserByEmail(ctx, NormalizeEmail(email))
+		if err != nil {
+			return err
+		}
+		if err := tx.SetUserPassword(ctx, found.OrgID, found.ID, hash, true); err != nil {
+			return err
+		}
+		if err := tx.DeleteUserSessions(ctx, found.OrgID, found.ID); err != nil {
+			return err
+		}
+		u, err = tx.GetUser(ctx, found.OrgID, found.ID)
+		return err
+	})
+	if err != nil {
+		return "", model.User{}, err
+	}
+	return password, u, nil
+}
+
 // RemoveUser deletes another user of the organization, and with them
 // their sessions. by is the user asking, who cannot remove themselves
 // (an organization keeps someone who can sign in).

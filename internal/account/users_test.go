@@ -82,3 +82,37 @@ func TestAddResetRemoveUsers(t *testing.T) {
 		t.Fatalf("a removed user: %v", err)
 	}
 }
+
+// The operator's reset finds the user by email in any organization and
+// ends their sessions; an unknown email is not found and changes nothing.
+func TestResetPasswordByEmail(t *testing.T) {
+	s := newService(t)
+	ctx := context.Background()
+	pw, gus, err := s.CreateUser(ctx, "globex", "gus@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, _, err := s.SignIn(ctx, "gus@example.com", pw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.ResetPasswordByEmail(ctx, "nobody@example.com"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("an unknown email: %v, want not found", err)
+	}
+	if _, err := s.Authenticate(ctx, token); err != nil {
+		t.Fatalf("a failed reset ended a session: %v", err)
+	}
+	next, u, err := s.ResetPasswordByEmail(ctx, " GUS@example.com ")
+	if err != nil || u.ID != gus.ID || !u.MustChangePassword || next == pw || len(next) != oneTimePasswordN {
+		t.Fatalf("reset: %q %+v %v", next, u, err)
+	}
+	if _, err := s.Authenticate(ctx, token); !errors.Is(err, ErrNoSession) {
+		t.Fatalf("a session from before the reset: %v", err)
+	}
+	if _, _, err := s.SignIn(ctx, "gus@example.com", pw); !errors.Is(err, ErrBadCredentials) {
+		t.Fatalf("the old password: %v", err)
+	}
+	if _, _, err := s.SignIn(ctx, "gus@example.com", next); err != nil {
+		t.Fatalf("the new password: %v", err)
+	}
+}

@@ -407,18 +407,29 @@ func TestCampaignRecipientsLimits(t *testing.T) {
 		if n := e.total(id); n != 0 {
 			t.Fatalf("total = %d after refused uploads", n)
 		}
-
-		// Exactly 100,000 rows are taken.
-		b.Reset()
-		b.WriteString("toNumber,name\n")
-		for i := range 100000 {
-			fmt.Fprintf(&b, "+1415%07d,n%d\n", i, i)
-		}
-		added(t, e.postCSV(path, b.String()), [3]int{100000, 0, 0})
-		if l := e.must(http.StatusOK, "GET", path+"?page=4000&pageSize=25", nil); l.List(t)[24]["toNumber"] != "+14150099999" {
-			t.Errorf("last page = %.300s", l.Body)
-		}
 	})
+}
+
+// Exactly 100,000 rows are taken, in one upload. On SQLite only: the
+// limit is the API's, the same whatever the engine, and the store's
+// chunked insert is checked on both engines by storetest
+// (CampaignRecipients/AddMany); 100,000 rows into PostgreSQL under
+// -race cost a minute of make test. make bench's CampaignUpload uploads
+// 100,000 on both.
+func TestCampaignRecipientsExactLimit(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	agent := e.createAgent(nil)["id"].(string)
+	path := "/v1/campaigns/" + e.newCampaign(agent, nil)["id"].(string) + "/recipients"
+	var b strings.Builder
+	b.WriteString("toNumber,name\n")
+	for i := range 100000 {
+		fmt.Fprintf(&b, "+1415%07d,n%d\n", i, i)
+	}
+	added(t, e.postCSV(path, b.String()), [3]int{100000, 0, 0})
+	if l := e.must(http.StatusOK, "GET", path+"?page=4000&pageSize=25", nil); l.List(t)[24]["toNumber"] != "+14150099999" {
+		t.Errorf("last page = %.300s", l.Body)
+	}
 }
 
 func TestCampaignTransitions(t *testing.T) {

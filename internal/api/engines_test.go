@@ -1,16 +1,12 @@
 package api
 
 import (
-	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"os"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/parley-voice/parley/internal/store"
 	"github.com/parley-voice/parley/internal/store/postgres"
+	"github.com/parley-voice/parley/internal/store/postgres/pgtest"
 	"github.com/parley-voice/parley/internal/store/sqlite/sqlitetest"
 )
 
@@ -22,24 +18,12 @@ func openSQLite(t testing.TB) store.Store {
 }
 
 // openPostgres returns an opener of fresh PostgreSQL stores, each in a
-// schema of its own that is dropped when its test ends.
+// migrated, empty schema no other test is using (pgtest.Open: kept for
+// the next test when this one ends, dropped by TestMain).
 func openPostgres(url string) func(testing.TB) store.Store {
 	return func(t testing.TB) store.Store {
 		t.Helper()
-		b := make([]byte, 8)
-		rand.Read(b)
-		schema := "api_test_" + hex.EncodeToString(b)
-		st, err := postgres.Open(context.Background(), url, postgres.WithSchema(schema), postgres.WithMaxConns(4))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			if _, err := st.DB().Exec("DROP SCHEMA " + pgx.Identifier{schema}.Sanitize() + " CASCADE"); err != nil {
-				t.Errorf("drop schema %s: %v", schema, err)
-			}
-			st.Close()
-		})
-		return st
+		return pgtest.Open(t, url, "api_test", postgres.WithMaxConns(4))
 	}
 }
 

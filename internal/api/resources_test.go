@@ -62,8 +62,23 @@ func TestSIPTrunks(t *testing.T) {
 		t.Errorf("stored password %q opens to %q (%v)", stored, opened, err)
 	}
 	def := e.create("/v1/sip-trunks", map[string]any{"friendlyName": "PBX", "host": "10.0.0.5"})
-	if def["transport"] != "udp" || def["port"] != nil || def["passwordSet"] != false {
+	if def["transport"] != "udp" || def["port"] != nil || def["passwordSet"] != false || def["callsPerSecond"] != nil {
 		t.Errorf("defaults = %v", def)
+	}
+	// callsPerSecond: the trunk's own limit; null the server's; bad values change nothing.
+	defID := "/v1/sip-trunks/" + def["id"].(string)
+	if p := e.must(http.StatusOK, "PATCH", defID, map[string]any{"callsPerSecond": 2.5}).Data(t); p["callsPerSecond"] != 2.5 {
+		t.Errorf("callsPerSecond = %v, want 2.5", p["callsPerSecond"])
+	}
+	for _, bad := range []any{-1, 10001} {
+		e.invalid("validation_failed", "PATCH", defID, map[string]any{"callsPerSecond": bad}, "callsPerSecond")
+	}
+	e.invalid("invalid_json", "PATCH", defID, map[string]any{"callsPerSecond": "5"}, "callsPerSecond")
+	if got := e.must(http.StatusOK, "GET", defID, nil).Data(t); got["callsPerSecond"] != 2.5 {
+		t.Errorf("after refused changes callsPerSecond = %v, want 2.5", got["callsPerSecond"])
+	}
+	if p := e.must(http.StatusOK, "PATCH", defID, map[string]any{"callsPerSecond": nil}).Data(t); p["callsPerSecond"] != nil {
+		t.Errorf("callsPerSecond after null = %v", p["callsPerSecond"])
 	}
 	loop := e.create("/v1/sip-trunks", map[string]any{"friendlyName": "Loop", "transport": "loopback"})
 	if loop["host"] != nil {

@@ -19,6 +19,7 @@ type sipTrunkJSON struct {
 	InboundUsername     *string           `json:"inboundUsername"`
 	InboundPasswordSet  bool              `json:"inboundPasswordSet"`
 	InboundAllowedCIDRs []string          `json:"inboundAllowedCidrs"`
+	CallsPerSecond      *float64          `json:"callsPerSecond"`
 	Registration        *registrationJSON `json:"registration"`
 	CreatedAt           timestamp         `json:"createdAt"`
 	UpdatedAt           timestamp         `json:"updatedAt"`
@@ -44,8 +45,9 @@ func presentSIPTrunk(t model.SIPTrunk) sipTrunkJSON {
 		ID: t.ID, FriendlyName: t.FriendlyName, Host: t.Host, Port: t.Port, Transport: t.Transport,
 		Username: t.Username, PasswordSet: len(t.Password) > 0, InboundUsername: t.InboundUsername,
 		InboundPasswordSet: len(t.InboundPassword) > 0, InboundAllowedCIDRs: nonNil(t.InboundAllowedCIDRs),
-		Registration: presentRegistration(t.Registration, t.RegistrationStatus, time.Now()),
-		CreatedAt:    ts(t.CreatedAt), UpdatedAt: ts(t.UpdatedAt),
+		CallsPerSecond: t.CallsPerSecond,
+		Registration:   presentRegistration(t.Registration, t.RegistrationStatus, time.Now()),
+		CreatedAt:      ts(t.CreatedAt), UpdatedAt: ts(t.UpdatedAt),
 	}
 }
 

@@ -206,6 +206,7 @@ func wire(ctx context.Context, c Config, log *slog.Logger, base string, st store
 		parts.WebCalls = phone
 		keeper = newKeeper(c, st, box, ua, writes, log)
 		registerSIPMetrics(reg, ua, keeper)
+		registerCapacity(reg, ua, queue, c.SIPMaxDialogs)
 	}
 	services := domain.Assemble(st, box, parts)
 	server := api.New(api.Config{
@@ -268,7 +269,7 @@ func newPhone(c Config, st store.Store, box *secret.Box, orgs *org.Service, reco
 	}
 	phone := &telephony.Phone{
 		UA: ua, Store: st, Box: box, PreCalls: hooks, Secret: orgs.WebhookSecret, Recordings: recordings,
-		DefaultTrunk: trunk, RingTimeout: c.RingTimeout, Web: web, Conversation: engine,
+		DefaultTrunk: trunk, TrunkCPS: c.SIPTrunkCPS, RingTimeout: c.RingTimeout, Web: web, Conversation: engine,
 		PostCallBudget: c.PostCallBudget, Writes: writes, Logger: log,
 	}
 	return ua, phone, nil

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os/signal"
 	"runtime/debug"
 	"syscall"
@@ -28,13 +27,16 @@ Usage:
   parley users create --org NAME --email EMAIL
                                      create a dashboard user (and the organization
                                      if new); prints a one-time password
+  parley users reset-password --email EMAIL
+                                     give a user a new one-time password (a lost
+                                     admin password); prints it
   parley migrate [flags]             apply database migrations and exit
   parley recordings migrate --recordings-url s3://BUCKET/PREFIX
                                      move the recordings under the data dir to
                                      the object store
-  parley version                     print the version
+  parley version                     print the version and the source revision
 
-Run "parley COMMAND -h" for a command's flags. Every flag has an environment
+Run "parley COMMAND --help" for a command's flags. Every flag has an environment
 twin: --data-dir is PARLEY_DATA_DIR.
 `
 
@@ -63,7 +65,7 @@ func run(ctx context.Context, cmd string, args []string, stdout, stderr io.Write
 	var c Config
 	switch cmd {
 	case "serve":
-		fs := newFlagSet("serve", stderr)
+		fs := newCommandFlags("serve", stdout, stderr)
 		serveFlags(fs, &c)
 		if err := configure(fs, args, getenv, &c); err != nil {
 			return err
@@ -72,7 +74,7 @@ func run(ctx context.Context, cmd string, args []string, stdout, stderr io.Write
 		defer stop()
 		return serve(ctx, c, newLogger(c, stderr), stderr)
 	case "migrate":
-		fs := newFlagSet("migrate", stderr)
+		fs := newCommandFlags("migrate", stdout, stderr)
 		storeFlags(fs, &c)
 		if err := configure(fs, args, getenv, &c); err != nil {
 			return err
@@ -85,27 +87,23 @@ func run(ctx context.Context, cmd string, args []string, stdout, stderr io.Write
 	case "recordings":
 		return recordingsCommand(ctx, args, stdout, stderr, getenv)
 	case "version", "--version", "-version":
-		fmt.Fprintln(stdout, "parley", version())
+		info, _ := debug.ReadBuildInfo()
+		fmt.Fprintln(stdout, versionLine(Version, info))
 		return nil
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
-	fmt.Fprintf(stderr, "parley: unknown command %q\n\n%s", cmd, usage)
+	// Like a mistyped flag: the error and where the commands are listed.
+	fmt.Fprintf(stderr, "parley: unknown command %q\nRun 'parley help' for the commands.\n", cmd)
 	return errUsage
 }
 
+// configure reads a command's flags (parseCommand: no arguments) and checks
+// them.
 func configure(fs *flag.FlagSet, args []string, getenv func(string) string, c *Config) error {
-	if err := parse(fs, args, getenv); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		fmt.Fprintln(fs.Output(), "parley:", err)
-		return errUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(fs.Output(), "parley %s: unexpected arguments %q\n", fs.Name(), fs.Args())
-		return errUsage
+	if err := parseCommand(fs, args, getenv, 0); err != nil {
+		return err
 	}
 	return c.check()
 }
@@ -124,26 +122,59 @@ func migrate(ctx context.Context, c Config, stdout io.Writer) error {
 	return nil
 }
 
-func newLogger(c Config, w io.Writer) *slog.Logger {
-	var level slog.Level
-	_ = level.UnmarshalText([]byte(c.LogLevel))
-	opts := &slog.HandlerOptions{Level: level}
-	if c.LogFormat == "text" {
-		return slog.New(slog.NewTextHandler(w, opts))
+// versionLine is what `parley version` prints: "parley", the version (the
+// one set with -ldflags, else the main module's from the build info: a tag,
+// a pseudo-version, or "(devel)"), then the source's revision and whether
+// it had uncommitted changes, and the Go release that built it.
+func versionLine(ldflags string, info *debug.BuildInfo) string {
+	v := ldflags
+	if v == "dev" && info != nil && info.Main.Version != "" {
+		v = info.Main.Version
 	}
-	return slog.New(slog.NewJSONHandler(w, opts))
-}
-
-func version() string {
-	if Version != "dev" {
-		return Version
+	line := "parley " + v
+	if info == nil {
+		return line
 	}
-	if info, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range info.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				return "dev-" + s.Value[:12]
-			}
+	var rev, modified string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value
 		}
 	}
-	return Version
+	if rev != "" {
+		line += " revision " + rev
+		if modified == "true" {
+			line += " (modified)"
+		}
+	}
+	if info.GoVersion != "" {
+		line += " " + info.GoVersion
+	}
+	return line
+}
+
+// version is the short version, for the SIP User-Agent header: -ldflags',
+// else a released module version, else "dev-" and the revision's first 12
+// characters, else "dev".
+func version() string {
+	info, _ := debug.ReadBuildInfo()
+	return shortVersion(Version, info)
+}
+
+func shortVersion(ldflags string, info *debug.BuildInfo) string {
+	if ldflags != "dev" || info == nil {
+		return ldflags
+	}
+	if v := info.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			return "dev-" + s.Value[:12]
+		}
+	}
+	return ldflags
 }

@@ -56,6 +56,7 @@ type Config struct {
 	SIPTrunkTransport     string
 	SIPTrunkUsername      string
 	SIPTrunkPassword      string
+	SIPTrunkCPS           float64
 	LLMBaseURL            string
 	LLMAPIKey             string
 	LLMModel              string
@@ -72,6 +73,30 @@ type Config struct {
 	RecordingsURL         string
 }
 
+// flagArea is a heading of a command's --help and the flags under it:
+// names, or prefixes ending in "*".
+type flagArea struct {
+	title string
+	flags []string
+}
+
+// flagAreas orders `parley COMMAND --help`. A flag is listed under the area
+// naming it exactly, else under the area with its longest matching prefix
+// ("sip-invite-*" beats "sip-*"). To add a flag: declare it (serveFlags or
+// the flags function of its part); if no name or prefix here matches it,
+// add its name to one area. TestEveryServeFlagHasAnArea fails until it
+// has one. Flags of one command only (--org, --email) head its help.
+var flagAreas = []flagArea{
+	{"Data and database", []string{"data-dir", "database-url", "secret-key", "recordings-*", "retention-*"}},
+	{"HTTP", []string{"addr", "public-url", "shutdown-timeout", "allow-private-webhooks"}},
+	{"Calls", []string{"dialer", "simulate-*", "node-id", "call-*", "ring-timeout", "post-call-budget"}},
+	{"SIP and RTP", []string{"sip-*", "rtp-*"}},
+	{"Speech", []string{"stt", "tts", "stt-*", "tts-*", "deepgram-*", "openai-*", "elevenlabs-*", "sherpa-*", "sphinx-*"}},
+	{"LLM and knowledge bases", []string{"llm-*", "embeddings-*"}},
+	{"Limits", []string{"max-concurrent-calls", "rate-*", "sip-max-dialogs", "sip-invite-*", "sip-trunk-cps"}},
+	{"Observability", []string{"log-*", "otel-*"}},
+}
+
 // storeFlags are the flags of every command that opens the database.
 func storeFlags(fs *flag.FlagSet, c *Config) {
 	fs.StringVar(&c.DataDir, "data-dir", "./parley-data", "directory for the embedded SQLite database, the secret key file and recordings")
@@ -79,17 +104,18 @@ func storeFlags(fs *flag.FlagSet, c *Config) {
 	fs.StringVar(&c.SecretKey, "secret-key", "", "32-byte key (hex or base64) sealing stored credentials; generated into the data dir when unset")
 	fs.IntVar(&c.MaxConcurrentCalls, "max-concurrent-calls", 10, "concurrencyLimit of a newly created organization")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
-	fs.StringVar(&c.LogFormat, "log-format", "json", "json or text")
+	fs.StringVar(&c.LogFormat, "log-format", logAuto, "auto (text on a terminal, else JSON), text or json")
 }
 
-// serveFlags are the flags of `parley serve`.
+// serveFlags are the flags of `parley serve`. Each has an env twin
+// (EnvName) and a heading in its --help (flagAreas, above).
 func serveFlags(fs *flag.FlagSet, c *Config) {
 	storeFlags(fs, c)
 	fs.StringVar(&c.Addr, "addr", "127.0.0.1:8080", "HTTP listen address")
 	fs.Float64Var(&c.RateLimit, "rate-limit", 50, "requests per second allowed per API key on average (0: unlimited)")
 	fs.IntVar(&c.RateBurst, "rate-burst", 100, "requests an API key may make at once before the rate limit applies")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", 30*time.Second, "how long in-flight requests may take to finish on SIGTERM")
-	fs.StringVar(&c.Dialer, "dialer", "sip", "how calls are placed: sip (real SIP and RTP through the agent's trunk), simulate (no carrier: calls ring, are answered and last until canceled) or none (calls fail, naming this flag)")
+	fs.StringVar(&c.Dialer, "dialer", "sip", "how calls are placed: sip (SIP and RTP through the agent's trunk), simulate (no carrier: calls ring, answer, last until canceled) or none (calls fail)")
 	fs.DurationVar(&c.SimulateRing, "simulate-ring", time.Second, "with --dialer simulate: how long a call rings before it is answered")
 	fs.DurationVar(&c.SimulateDuration, "simulate-duration", 0, "with --dialer simulate: how long an answered call lasts (0: until canceled)")
 	fs.StringVar(&c.NodeID, "node-id", "", "this server's name among servers sharing a database; it owns the leases of its calls (default: host name and --addr)")
@@ -104,14 +130,14 @@ func serveFlags(fs *flag.FlagSet, c *Config) {
 	fs.StringVar(&c.PublicURL, "public-url", "", "base URL of this server as callers of its links see it, for recordingUrl (default: http://--addr)")
 	fs.DurationVar(&c.RingTimeout, "ring-timeout", 60*time.Second, "how long an outbound call may ring before it ends FAILED NO_ANSWER")
 	fs.IntVar(&c.SIPMaxDialogs, "sip-max-dialogs", 1000, "most SIP call legs at once; more INVITEs get 503")
-	fs.Float64Var(&c.SIPInviteRate, "sip-invite-rate", 20, "INVITEs (and REGISTER, OPTIONS) per second one source address may send on average, checked before any other work; over it: 503 with Retry-After (0: no limit)")
+	fs.Float64Var(&c.SIPInviteRate, "sip-invite-rate", 20, "INVITEs (and REGISTER, OPTIONS) per second one source address may send on average; over it: 503 with Retry-After (0: no limit)")
 	fs.IntVar(&c.SIPInviteBurst, "sip-invite-burst", 100, "how many INVITEs one source address may send at once (--sip-invite-rate's bucket)")
-	fs.StringVar(&c.SIPInviteExempt, "sip-invite-exempt", "", "source addresses or CIDRs, comma-separated, that --sip-invite-rate does not limit: the carrier's SBC or a proxy that sends every call from one address, a load generator (other sources keep their limit)")
+	fs.StringVar(&c.SIPInviteExempt, "sip-invite-exempt", "", "source addresses or CIDRs, comma-separated, that --sip-invite-rate does not limit: the carrier's SBC, a proxy in front, a load generator")
 	fs.DurationVar(&c.SIPMediaTimeout, "sip-media-timeout", 60*time.Second, "end a call that received no RTP for this long (0: never)")
 	fs.DurationVar(&c.SIPRegisterTimeout, "sip-register-timeout", 10*time.Second, "how long a trunk's REGISTER waits for the registrar's answer before the attempt fails")
 	fs.DurationVar(&c.SIPRegisterMaxBackoff, "sip-register-max-backoff", 5*time.Minute, "the longest wait between failed registration attempts (the wait doubles from 1 s)")
-	fs.StringVar(&c.SIPCodecs, "sip-codecs", strings.Join(sipua.DefaultCodecs, ","), "audio codecs offered and accepted, in preference order, from G722 (16 kHz wideband), PCMU and PCMA (G.711, 8 kHz); answering, the first of these the offer lists wins")
-	fs.StringVar(&c.LLMBaseURL, "llm-base-url", "", "OpenAI-compatible chat-completions API, e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1 (unset: calls that need the model end FAILED naming this flag)")
+	fs.StringVar(&c.SIPCodecs, "sip-codecs", strings.Join(sipua.DefaultCodecs, ","), "audio codecs offered and accepted, in preference order: G722 (16 kHz wideband), PCMU, PCMA (G.711, 8 kHz)")
+	fs.StringVar(&c.LLMBaseURL, "llm-base-url", "", "OpenAI-compatible chat-completions API, e.g. http://127.0.0.1:11434/v1 (unset: calls that need the model end FAILED naming this flag)")
 	fs.StringVar(&c.LLMAPIKey, "llm-api-key", "", "key for --llm-base-url")
 	fs.StringVar(&c.LLMModel, "llm-model", "gpt-4o-mini", "model for --llm-base-url")
 	fs.StringVar(&c.STT, "stt", "local", "speech to text: local (pocketsphinx, offline), deepgram, openai or sherpa (sherpa-onnx, offline, with --sherpa-model-dir)")
@@ -129,6 +155,7 @@ func serveFlags(fs *flag.FlagSet, c *Config) {
 	fs.StringVar(&c.SIPTrunkTransport, "sip-trunk-transport", "udp", "default trunk: udp, tcp or tls")
 	fs.StringVar(&c.SIPTrunkUsername, "sip-trunk-username", "", "default trunk: digest username")
 	fs.StringVar(&c.SIPTrunkPassword, "sip-trunk-password", "", "default trunk: digest password")
+	fs.Float64Var(&c.SIPTrunkCPS, "sip-trunk-cps", 0, "outbound calls per second each trunk may start, shared by every server on the database (carriers enforce one; more wait their turn); 0: unlimited")
 }
 
 // rtpRange parses --rtp-ports ("10000-20000").
@@ -146,8 +173,20 @@ func EnvName(flagName string) string {
 
 // parse reads args into fs, then fills every flag not given on the command
 // line from its environment twin.
+// The flag package's own messages are held back: --help prints the flag
+// set's Usage (the grouped help) and returns flag.ErrHelp; any other error
+// is returned for the caller to report (parseCommand: in two lines).
 func parse(fs *flag.FlagSet, args []string, getenv func(string) string) error {
-	if err := fs.Parse(args); err != nil {
+	help, out := fs.Usage, fs.Output()
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	fs.Usage = help
+	fs.SetOutput(out)
+	if errors.Is(err, flag.ErrHelp) && help != nil {
+		help()
+	}
+	if err != nil {
 		return err
 	}
 	given := map[string]bool{}
@@ -207,6 +246,9 @@ func (c *Config) check() error {
 		if _, err := c.sipInviteExempt(); err != nil {
 			errs = append(errs, err)
 		}
+		if c.SIPTrunkCPS < 0 {
+			errs = append(errs, errors.New("--sip-trunk-cps must not be negative"))
+		}
 		if c.SIPMaxDialogs < 1 {
 			errs = append(errs, errors.New("--sip-max-dialogs must be at least 1"))
 		}
@@ -234,20 +276,26 @@ func (c *Config) check() error {
 	if c.PostCallBudget < 0 {
 		errs = append(errs, errors.New("--post-call-budget must not be negative"))
 	}
-	if c.LogFormat != "json" && c.LogFormat != "text" {
-		errs = append(errs, errors.New("--log-format must be json or text"))
+	switch c.LogFormat {
+	case logAuto, logText, logJSON:
+	default:
+		errs = append(errs, errors.New("--log-format must be auto, text or json"))
 	}
 	return errors.Join(errs...)
 }
 
-// newFlagSet makes a flag set that reports its own errors to stderr.
+// newFlagSet makes a command's flag set: its errors go to stderr, and so
+// does its --help (newCommandFlags sends the help elsewhere).
 func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	return newCommandFlags(name, stderr, stderr)
+}
+
+// newCommandFlags makes a command's flag set whose --help, grouped by area
+// (flagAreas), goes to stdout and whose errors go to stderr.
+func newCommandFlags(name string, stdout, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: parley %s [flags]\n\nEvery flag can also be set by its environment twin (--data-dir: PARLEY_DATA_DIR).\n\n", name)
-		fs.PrintDefaults()
-	}
+	fs.Usage = func() { writeHelp(stdout, fs) }
 	return fs
 }
 

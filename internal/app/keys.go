@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -23,15 +22,11 @@ func keys(ctx context.Context, args []string, stdout, stderr io.Writer, getenv f
 		c       Config
 		orgName string
 	)
-	fs := newFlagSet("keys "+sub, stderr)
-	storeFlags(fs, &c)
+	fs := newCommandFlags("keys "+sub, stdout, stderr)
 	fs.StringVar(&orgName, "org", "", "organization name (required)")
-	if err := parse(fs, args[1:], getenv); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		fmt.Fprintln(stderr, "parley:", err)
-		return errUsage
+	storeFlags(fs, &c)
+	if err := parseCommand(fs, args[1:], getenv, 1); err != nil {
+		return err
 	}
 	if orgName == "" {
 		fmt.Fprintln(stderr, "parley keys: --org is required")

@@ -70,3 +70,23 @@ func registerSIPMetrics(reg prometheus.Registerer, ua *sipua.UA, keeper *registr
 		}))
 	}
 }
+
+// registerCapacity registers parley_capacity_free: what this server can
+// still take, for a proxy or load balancer that weighs servers. Lines are
+// calls (a call holds one line here whatever its legs); SIP dialogs are
+// legs (a call over the loopback trunk holds two). Both count down from
+// --sip-max-dialogs, where new INVITEs get 503, and are 0 while draining.
+func registerCapacity(reg prometheus.Registerer, ua *sipua.UA, calls interface{ Live() int }, maxDialogs int) {
+	free := func(used int) float64 {
+		if ua.Draining() {
+			return 0
+		}
+		return float64(max(0, maxDialogs-used))
+	}
+	for resource, used := range map[string]func() int{"lines": calls.Live, "sip_dialogs": ua.Active} {
+		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "parley_capacity_free", ConstLabels: prometheus.Labels{"resource": resource},
+			Help: "What this server can still take (0 while draining): lines, calls it can start (--sip-max-dialogs minus its live calls), and sip_dialogs, legs (--sip-max-dialogs minus its SIP legs).",
+		}, func() float64 { return free(used()) }))
+	}
+}

@@ -71,11 +71,18 @@ type serving struct {
 
 // components are a serving Parley's parts in start order; serve stops them
 // in reverse. Adding a part is adding its line here, in the place its
-// dependencies give it, and its constructor below. The order and why:
+// dependencies give it, and its constructor below. At shutdown every part
+// drains first (takes no new work), then they stop in reverse. The order
+// and why:
 //
+//  0. http port: the HTTP listener, bound before the components start (its
+//     address is the base of the services' links); closed last, so the
+//     probes are answered until every other part has stopped.
 //  1. sip: binds SIP over UDP, TCP (and TLS) and answers; an inbound call
-//     waits until calls (4) has recovered what a previous run left. It
-//     stops after calls, carrying the live calls' dialogs while they drain.
+//     waits until calls (4) has recovered what a previous run left.
+//     Draining, new INVITEs and OPTIONS get 503 (a proxy marks the server
+//     down). It stops after calls, carrying the live calls' dialogs while
+//     they drain.
 //  2. credentials: the first start's API key and dashboard sign-in, only
 //     once every listener is bound (HTTP and SIP; WebRTC binds per call):
 //     a port taken creates and prints nothing.
@@ -160,8 +167,8 @@ func (s *serving) credentials() component {
 			fmt.Fprintf(s.stderr, "Created organization %q with its first API key (shown once, keep it safe):\n%s\n", "default", key)
 		}
 		if login.Email != "" {
-			fmt.Fprintf(s.stderr, "Dashboard sign-in (one-time password, shown once; you choose your own at first sign-in):\nemail: %s\npassword: %s\n",
-				login.Email, login.Password)
+			fmt.Fprintf(s.stderr, "Dashboard sign-in at %s (one-time password, shown once; you choose your own at first sign-in):\nemail: %s\npassword: %s\n",
+				dashboardURL(s.c, s.ln.Addr().String()), login.Email, login.Password)
 		}
 		return nil
 	}}
@@ -282,7 +289,7 @@ func (s *serving) ready() component {
 	return component{name: "ready", start: func(context.Context) error {
 		addr := s.ln.Addr().String()
 		logConfiguration(s.log, s.c, s.a, addr)
-		s.log.Info("serving", "addr", addr, "database", s.a.Store.Engine(), "data_dir", s.c.DataDir)
+		s.log.Info("serving", "addr", addr, "dashboard", dashboardURL(s.c, addr), "database", s.a.Store.Engine(), "data_dir", s.c.DataDir)
 		return nil
 	}}
 }

@@ -22,8 +22,8 @@ type SherpaConfig struct {
 }
 
 func sherpaFlags(fs *flag.FlagSet, c *SherpaConfig) {
-	fs.StringVar(&c.ModelDir, "sherpa-model-dir", "", "--stt sherpa: a streaming sherpa-onnx model directory, e.g. sherpa-onnx-streaming-zipformer-en-2023-06-26 (encoder*.onnx, decoder*.onnx, joiner*.onnx, tokens.txt; see docs/operations.md)")
-	fs.StringVar(&c.LibDir, "sherpa-lib-dir", "", "--stt sherpa: directory of libsherpa-onnx-c-api.so and libonnxruntime.so "+sherpa.LayoutVersion+" (default: beside the binary, the system library directories, then the Go module cache's "+sherpa.LibraryModule+"@"+sherpa.LibraryModuleVersion+")")
+	fs.StringVar(&c.ModelDir, "sherpa-model-dir", "", "--stt sherpa: a streaming sherpa-onnx model directory (encoder, decoder and joiner .onnx files, tokens.txt; docs/operations.md)")
+	fs.StringVar(&c.LibDir, "sherpa-lib-dir", "", "--stt sherpa: directory of libsherpa-onnx-c-api.so and libonnxruntime.so "+sherpa.LayoutVersion+" (default: beside the binary, system library directories, the Go module cache)")
 	fs.IntVar(&c.Threads, "sherpa-threads", sherpa.DefaultThreads, "--stt sherpa: onnxruntime threads per utterance being decoded")
 	fs.StringVar(&c.Language, "sherpa-language", sherpa.DefaultLanguage, "--stt sherpa: the model's language (BCP 47); calls of agents in another language fail naming it")
 }

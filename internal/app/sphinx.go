@@ -23,10 +23,10 @@ type SphinxConfig struct {
 }
 
 func sphinxFlags(fs *flag.FlagSet, c *SphinxConfig) {
-	fs.IntVar(&c.Decoders, "sphinx-decoders", sphinx.DefaultDecoders(), fmt.Sprintf("--stt local: pocketsphinx decoders (utterances recognised at once; each loads in about 0.5 s on first use and holds about 90 MB; one per CPU, at most %d, by default)", sphinx.MaxDecoders))
+	fs.IntVar(&c.Decoders, "sphinx-decoders", sphinx.DefaultDecoders(), fmt.Sprintf("--stt local: pocketsphinx decoders, utterances recognised at once, about 90 MB each (default: one per CPU, at most %d)", sphinx.MaxDecoders))
 	fs.StringVar(&c.MLLR, "sphinx-mllr", "", "--stt local: an acoustic adaptation transform for the pocketsphinx model (an mllr_matrix file); default none")
-	fs.Float64Var(&c.GenericWeight, "sphinx-generic-weight", sphinx.DefaultGenericWeight, "--stt local: the weight of pocketsphinx's generic English language model interpolated with each agent's own (0 to below 1; 0 none: each agent decoder is then about 30 MB smaller)")
-	fs.StringVar(&c.PhoneMLLR, "sphinx-phone-mllr", "builtin", "--stt local: the acoustic adaptation transform for narrowband (G.711) legs: builtin (Parley's, trained on phone audio), none, or an mllr_matrix file")
+	fs.Float64Var(&c.GenericWeight, "sphinx-generic-weight", sphinx.DefaultGenericWeight, "--stt local: weight of the generic English language model blended into each agent's (0 to below 1; 0: an agent decoder is 30 MB smaller)")
+	fs.StringVar(&c.PhoneMLLR, "sphinx-phone-mllr", "builtin", "--stt local: acoustic adaptation for narrowband (G.711) legs: builtin (Parley's, trained on phone audio), none, or an mllr_matrix file")
 }
 
 func (c SphinxConfig) check() []error {

@@ -2,8 +2,11 @@ package app
 
 import (
 	"log/slog"
+	"net"
+	"net/netip"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/parley-voice/parley/internal/provider/stt/sphinx"
 	"github.com/parley-voice/parley/internal/provider/tts/espeak"
@@ -22,6 +25,7 @@ func logConfiguration(log *slog.Logger, c Config, a *App, httpAddr string) {
 		"data_dir", c.DataDir,
 		"http", httpAddr,
 		"public_url", publicURLOf(c, httpAddr),
+		"dashboard", dashboardURL(c, httpAddr),
 		"secret_key", secretKeySource(c),
 		"dialer", c.Dialer,
 	}
@@ -88,6 +92,23 @@ func publicURLOf(c Config, httpAddr string) string {
 		return redactURL(c.PublicURL)
 	}
 	return "http://" + httpAddr
+}
+
+// dashboardURL is where a browser opens the dashboard: under --public-url,
+// else at the bound HTTP address, a wildcard host (0.0.0.0, ::) as
+// localhost, which reaches it from this machine.
+func dashboardURL(c Config, httpAddr string) string {
+	if c.PublicURL != "" {
+		return strings.TrimSuffix(redactURL(c.PublicURL), "/") + "/"
+	}
+	host, port, err := net.SplitHostPort(httpAddr)
+	if err != nil {
+		return "http://" + httpAddr + "/"
+	}
+	if ip, err := netip.ParseAddr(host); host == "" || (err == nil && ip.IsUnspecified()) {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port) + "/"
 }
 
 func secretKeySource(c Config) string {

@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"context"
+	"errors"
 	"regexp"
 	"strings"
 	"testing"
@@ -70,5 +71,70 @@ func TestBootstrapCreatesTheDashboardLoginOnce(t *testing.T) {
 	key, login, err = a.Accounts.Bootstrap(ctx)
 	if err != nil || key != "" || login != (account.Login{}) {
 		t.Fatalf("second bootstrap created %q %+v (%v)", key, login, err)
+	}
+}
+
+// A lost password: reset-password prints a new one-time password alone,
+// which signs in (and must be replaced); the old one and the user's
+// sessions stop working. An unknown email changes nothing and fails.
+func TestUsersResetPassword(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	var created, errOut bytes.Buffer
+	if code := Main(ctx, []string{"users", "create", "--org", "acme", "--email", "ada@example.com", "--data-dir", dir}, &created, &errOut, env(nil)); code != 0 {
+		t.Fatalf("create: exit %d: %s", code, errOut.String())
+	}
+	first := strings.TrimSpace(created.String())
+	open := func() *App {
+		a, err := Open(ctx, Config{DataDir: dir, MaxConcurrentCalls: 10, Dialer: "none"}, newLogger(Config{}, &errOut))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	a := open()
+	token, _, err := a.Accounts.SignIn(ctx, "ada@example.com", first)
+	a.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var out bytes.Buffer
+	if code := Main(ctx, []string{"users", "reset-password", "--email", " ADA@example.com"}, &out, &errOut, env(map[string]string{"PARLEY_DATA_DIR": dir})); code != 0 {
+		t.Fatalf("reset-password: exit %d: %s", code, errOut.String())
+	}
+	if !regexp.MustCompile(`^[0-9A-Za-z]{24}\n$`).MatchString(out.String()) || strings.TrimSpace(out.String()) == first {
+		t.Fatalf("stdout = %q, want a new password alone on one line", out.String())
+	}
+	a = open()
+	defer a.Close()
+	if _, _, err := a.Accounts.SignIn(ctx, "ada@example.com", first); !errors.Is(err, account.ErrBadCredentials) {
+		t.Errorf("the old password: %v, want refused", err)
+	}
+	if _, err := a.Accounts.Authenticate(ctx, token); !errors.Is(err, account.ErrNoSession) {
+		t.Errorf("a session from before the reset: %v, want ended", err)
+	}
+	_, p, err := a.Accounts.SignIn(ctx, "ada@example.com", strings.TrimSpace(out.String()))
+	if err != nil || !p.User.MustChangePassword {
+		t.Fatalf("the new password: %+v, %v; want a sign-in that must choose a password", p.User, err)
+	}
+
+	for _, tc := range []struct {
+		args []string
+		code int
+		err  string
+	}{
+		{[]string{"users", "reset-password", "--email", "bob@example.com", "--data-dir", dir}, 1, `no user signs in with "bob@example.com"`},
+		{[]string{"users", "reset-password", "--data-dir", dir}, 2, "Usage: parley users"},
+		{[]string{"users", "reset-password", "--email", "ada@example.com", "--data-dir", dir, "extra"}, 2, "unexpected arguments"},
+	} {
+		var out, errOut bytes.Buffer
+		if code := Main(ctx, tc.args, &out, &errOut, env(nil)); code != tc.code || out.Len() != 0 || !strings.Contains(errOut.String(), tc.err) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want %d and %q", tc.args, code, out.String(), errOut.String(), tc.code, tc.err)
+		}
+	}
+	// Still the password reset printed: nothing above changed it.
+	if _, _, err := a.Accounts.SignIn(ctx, "ada@example.com", strings.TrimSpace(out.String())); err != nil {
+		t.Errorf("after the failed attempts: %v", err)
 	}
 }

@@ -23,7 +23,8 @@ type Transcript struct {
 	// defaults of persist).
 	Writes        *persist.Writer
 	OrgID, CallID string
-	// Answered is when the call was answered: entries' "at" counts from it.
+	// Answered is when the call was answered: entries' "at" and "endAt"
+	// count from it.
 	Answered time.Time
 	// Now is the clock (tests); default time.Now.
 	Now func() time.Time
@@ -38,20 +39,44 @@ func NewTranscript(st store.Store, c model.Call, answered time.Time) *Transcript
 	return &Transcript{Store: st, OrgID: c.OrgID, CallID: c.ID, Answered: answered}
 }
 
-// Append adds e at the end of the transcript, stamped with "at" (seconds
-// since the answer, to the millisecond); "seq" is set by the store.
+// Append adds e at the end of the transcript, stamped as Stamp stamps
+// it; "seq" is set by the store.
 func (t *Transcript) Append(ctx context.Context, e map[string]any) error {
 	t.Stamp(e)
 	return t.AppendStamped(ctx, []map[string]any{e})
 }
 
-// Stamp sets e's "at" to now, for an entry appended later.
-func (t *Transcript) Stamp(e map[string]any) {
+// Stamp sets e's "at" and "endAt" to now: an entry that takes no time of
+// its own (a tool's result, a flow's step), or appended later.
+func (t *Transcript) Stamp(e map[string]any) { t.StampSpan(e, time.Time{}, time.Time{}) }
+
+// StampSpan stamps an entry that took time: "at" is when it began (the
+// caller's first word, the agent's first audio on the line) and "endAt"
+// when it ended (the caller's last word, the agent's audio played out);
+// zero is now. Both are seconds since the answer, to the millisecond, so
+// "at" is where the recording plays the line from; "at" is never before
+// the answer nor after "endAt". Entries land in the order they are made,
+// which is not always the order of either time (a caller heard while the
+// agent could not be interrupted is written after the agent's line).
+func (t *Transcript) StampSpan(e map[string]any, began, ended time.Time) {
 	now := time.Now()
 	if t.Now != nil {
 		now = t.Now()
 	}
-	e["at"] = math.Round(float64(now.Sub(t.Answered).Milliseconds())) / 1000
+	if ended.IsZero() {
+		ended = now
+	}
+	end := t.since(ended)
+	at := end
+	if !began.IsZero() {
+		at = min(max(t.since(began), 0), end)
+	}
+	e["at"], e["endAt"] = at, end
+}
+
+// since is when as seconds since the answer, to the millisecond.
+func (t *Transcript) since(when time.Time) float64 {
+	return math.Round(float64(when.Sub(t.Answered).Milliseconds())) / 1000
 }
 
 // AppendStamped adds entries Stamp stamped, in order, in one transaction.

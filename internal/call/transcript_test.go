@@ -86,3 +86,34 @@ func (l lostAnswer) Update(ctx context.Context, fn func(store.Tx) error) error {
 	}
 	return err
 }
+
+// TestStampSpan: "at" is when the entry began and "endAt" when it ended,
+// in seconds since the answer to the millisecond; a begin before the
+// answer is the answer, one after the end is the end; none is now.
+func TestStampSpan(t *testing.T) {
+	answered := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	now := answered.Add(7250 * time.Millisecond)
+	tr := &Transcript{Answered: answered, Now: func() time.Time { return now }}
+	for _, tc := range []struct {
+		name         string
+		began, ended time.Time
+		at, end      float64
+	}{
+		{"began earlier", answered.Add(4123456 * time.Microsecond), time.Time{}, 4.123, 7.25},
+		{"ended earlier", answered.Add(4 * time.Second), answered.Add(5500 * time.Millisecond), 4, 5.5},
+		{"no begin", time.Time{}, time.Time{}, 7.25, 7.25},
+		{"before the answer", answered.Add(-time.Second), time.Time{}, 0, 7.25},
+		{"after the end", answered.Add(6 * time.Second), answered.Add(5 * time.Second), 5, 5},
+	} {
+		e := map[string]any{}
+		tr.StampSpan(e, tc.began, tc.ended)
+		if e["at"] != tc.at || e["endAt"] != tc.end {
+			t.Errorf("%s: at %v endAt %v, want %v %v", tc.name, e["at"], e["endAt"], tc.at, tc.end)
+		}
+	}
+	e := map[string]any{}
+	tr.Stamp(e)
+	if e["at"] != 7.25 || e["endAt"] != 7.25 {
+		t.Errorf("Stamp: at %v endAt %v", e["at"], e["endAt"])
+	}
+}

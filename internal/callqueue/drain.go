@@ -26,3 +26,6 @@ func (q *Queue) drainingRefuses(p *placing, free *bool) error {
 	*free = false
 	return nil
 }
+
+// Live is the number of calls this server runs (each holds a line).
+func (q *Queue) Live() int { return q.liveCount() }

@@ -18,10 +18,11 @@ import (
 	"github.com/parley-voice/parley/internal/persist"
 	"github.com/parley-voice/parley/internal/store"
 	"github.com/parley-voice/parley/internal/store/enginetest"
+	"github.com/parley-voice/parley/internal/store/postgres/pgtest"
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { goleak.VerifyTestMain(pgtest.Main(m)) } // pgtest drops the schemas it kept
 
 // engines opens a fresh store per engine (enginetest).
 func engines(t testing.TB) map[string]func(t testing.TB) store.Store {

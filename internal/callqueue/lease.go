@@ -139,7 +139,7 @@ func (q *Queue) reap(ctx context.Context, starting bool) bool {
 			return false
 		}
 		for _, c := range ended {
-			q.o.Logger.Warn("ended a lost call", "call_id", c.ID, "org_id", c.OrgID, "cause", *c.HangupCause)
+			q.logEnded(c) // FAILED: a WARN line with the cause (LEASE_EXPIRED, SERVER_RESTART)
 			q.o.Metrics.ended.WithLabelValues(c.Status, *c.HangupCause).Inc()
 			q.deliver(c)
 		}

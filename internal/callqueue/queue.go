@@ -198,9 +198,11 @@ func (q *Queue) PlaceRecorded(ctx context.Context, c *model.Call, skipQueue bool
 		return err
 	case admitted:
 		q.o.Metrics.placed.WithLabelValues("admitted").Inc()
+		q.logPlaced(*c)
 		q.start(*c, nil)
 	default:
 		q.o.Metrics.placed.WithLabelValues("queued").Inc()
+		q.logPlaced(*c)
 		q.Wake()
 	}
 	return nil
@@ -274,11 +276,13 @@ func (q *Queue) Answer(ctx context.Context, c *model.Call, connect Connect, reco
 		q.o.Metrics.placed.WithLabelValues("rejected").Inc()
 		if recordRefusal {
 			q.o.Metrics.ended.WithLabelValues(c.Status, call.CauseBusy).Inc()
+			q.logEnded(*c)
 			q.deliver(*c)
 		}
 		return ErrConcurrencyLimit
 	}
 	q.o.Metrics.placed.WithLabelValues("admitted").Inc()
+	q.logReceived(*c)
 	q.start(*c, connect)
 	return nil
 }
@@ -301,6 +305,7 @@ func (q *Queue) Record(ctx context.Context, c *model.Call, ch call.Change) error
 		return err
 	}
 	q.o.Metrics.ended.WithLabelValues(c.Status, ch.HangupCause).Inc()
+	q.logEnded(*c)
 	q.deliver(*c)
 	return nil
 }

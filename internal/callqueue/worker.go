@@ -133,10 +133,12 @@ func (q *Queue) run(ctx context.Context, w *worker) {
 	if r, ok := line.(call.Recoverable); ok {
 		dialog = r.DialogState()
 	}
-	if _, ok := q.write(k, call.Change{To: model.CallInProgress, RecordingURL: line.RecordingURL()}, dialog, nil); !ok {
+	answered, ok := q.write(k, call.Change{To: model.CallInProgress, RecordingURL: line.RecordingURL()}, dialog, nil)
+	if !ok {
 		line.Hangup(call.CauseAPIEnded)
 		return
 	}
+	q.logAnswered(answered)
 	select {
 	case <-line.Ended():
 	case <-ctx.Done():
@@ -238,6 +240,7 @@ func (q *Queue) end(k *known, ch call.Change) {
 		cause = *ended.HangupCause
 	}
 	q.o.Metrics.ended.WithLabelValues(ended.Status, cause).Inc()
+	q.logEnded(ended)
 	q.deliver(ended)
 }
 
@@ -470,6 +473,7 @@ func (q *Queue) Cancel(ctx context.Context, orgID, id string) (model.Call, error
 		}
 		if ok {
 			q.o.Metrics.ended.WithLabelValues(ended.Status, call.CauseAPIEnded).Inc()
+			q.logEnded(ended)
 			q.deliver(ended)
 			q.freed()
 			return ended, nil

@@ -3,6 +3,7 @@ package campaign
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"maps"
 	"time"
 
@@ -238,17 +239,22 @@ func (d *Dispatcher) changeRecipients(ctx context.Context, orgID, campaignID str
 // disabled): nobody is called by an agent the team turned off, and
 // resuming once the agent is back goes on where it stopped.
 func (d *Dispatcher) halt(ctx context.Context, c model.Campaign, why string) {
+	var paused *model.Campaign // nil: it was no longer running
 	err := d.Store.Update(ctx, func(tx store.Tx) error {
+		paused = nil
 		cur, err := tx.GetCampaignForUpdate(ctx, c.OrgID, c.ID)
 		if err != nil || cur.Status != model.CampaignRunning {
 			return err
 		}
 		cur.Status, cur.UpdatedAt = model.CampaignPaused, d.Now().UTC()
+		paused = &cur
 		return tx.UpdateCampaign(ctx, &cur)
 	})
 	if err != nil {
 		d.logErr(ctx, "pause campaign", err, "campaign_id", c.ID)
 		return
 	}
-	d.Logger.WarnContext(ctx, "campaign paused: "+why, "campaign_id", c.ID, "org_id", c.OrgID, "agent_id", c.AgentID)
+	if paused != nil {
+		logCampaign(ctx, d.Logger, slog.LevelWarn, *paused, "paused", slog.String("reason", why))
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/parley-voice/parley/internal/invalid"
@@ -22,6 +23,9 @@ type Service struct {
 	// started or resumed, recipients added, a campaign canceled (its
 	// campaign_completed delivery). Called after the commit.
 	Wake func()
+	// Logger gets a line for each campaign started, paused, resumed or
+	// canceled (default slog.Default()).
+	Logger *slog.Logger
 }
 
 // Added is what POST /campaigns/{id}/recipients did: recipients stored

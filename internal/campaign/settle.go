@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"github.com/parley-voice/parley/internal/call"
@@ -88,8 +89,7 @@ func (d *Dispatcher) settle(ctx context.Context, c model.Campaign, now time.Time
 	}
 	if c.Status == model.CampaignCompleted {
 		d.Metrics.finished.WithLabelValues(model.CampaignCompleted).Inc()
-		d.Logger.InfoContext(ctx, "campaign completed", "campaign_id", c.ID, "org_id", c.OrgID,
-			"completed", c.Counts.Completed, "failed", c.Counts.Failed, "expired", c.Counts.Expired)
+		logCampaign(ctx, d.Logger, slog.LevelInfo, c, "completed")
 	}
 	return c, nil
 }

@@ -3,6 +3,7 @@ package campaign
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"time"
 
@@ -96,6 +97,7 @@ func (s *Service) move(ctx context.Context, orgID, id string, m transition) (mod
 	if err != nil {
 		return model.Campaign{}, err
 	}
+	logCampaign(ctx, s.logger(), slog.LevelInfo, c, m.verb)
 	if m.wakes {
 		s.wake()
 	}

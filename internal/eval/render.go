@@ -63,7 +63,7 @@ func renderTranscript(entries []map[string]any) string {
 			}
 		default:
 			rest := maps.Clone(e)
-			for _, k := range []string{"at", "seq", "turnId", "isFinal"} {
+			for _, k := range []string{"at", "endAt", "seq", "turnId", "isFinal"} {
 				delete(rest, k)
 			}
 			fmt.Fprintf(&b, "(%s entry) %s\n", strings.TrimSpace(role+" "+kind), asText(rest))

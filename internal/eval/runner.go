@@ -399,8 +399,7 @@ func (r *Runner) complete(ctx context.Context, run model.TestRun) bool {
 		return false
 	}
 	if ended.ID != "" {
-		r.Logger.Info("test run completed", "test_run_id", ended.ID, "org_id", ended.OrgID,
-			"passed", ended.PassedTests, "failed", ended.FailedTests)
+		r.logFinished(ended)
 		r.deliver(ended)
 	}
 	return true

@@ -69,6 +69,7 @@ func (s *Service) StartRun(ctx context.Context, orgID, suiteID string, in RunInp
 	if err != nil {
 		return model.TestRun{}, err
 	}
+	s.Runner.logStarted(r)
 	s.Runner.Wake()
 	return r, nil
 }
@@ -172,6 +173,7 @@ func (s *Service) CancelRun(ctx context.Context, orgID, suiteID, id string) (mod
 	if err != nil {
 		return model.TestRun{}, err
 	}
+	s.Runner.logFinished(r)
 	s.Runner.hangUp(ctx, cut)
 	s.Runner.deliver(r)
 	s.Runner.Wake()

@@ -34,6 +34,9 @@ type SIPTrunk struct {
 	InboundUsername     *string
 	InboundPassword     []byte
 	InboundAllowedCIDRs []string
+	// CallsPerSecond is the trunk's outbound INVITEs per second, shared by
+	// every server (nil: the server's --sip-trunk-cps; 0: unlimited).
+	CallsPerSecond *float64
 	// Registration is how the trunk registers with its provider (nil: it
 	// does not); RegistrationStatus is what the registering server last
 	// wrote about it.

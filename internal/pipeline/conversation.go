@@ -309,7 +309,7 @@ func (c *conversation) finish(ctx context.Context) call.Outcome {
 		c.listening.abandon()
 	}
 	for _, q := range c.queued { // heard, never answered
-		c.log.user(q.turnID, q.msg.Content, q.lang)
+		c.log.user(q.turnID, q.msg.Content, q.lang, q.said)
 		c.history = append(c.history, q.msg)
 	}
 	// Hang up before the summary: nobody waits on the line for it.

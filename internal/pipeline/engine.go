@@ -47,6 +47,9 @@ type Engine struct {
 	// Knowledge retrieves from the agent's knowledge bases (nil: agents
 	// answer without them).
 	Knowledge Retriever
+	// RetrievalBudget bounds automatic retrieval before the model is asked
+	// (0: defaultRetrievalBudget); past it the turn goes on without chunks.
+	RetrievalBudget time.Duration
 	// Tracer receives one OpenTelemetry trace per call (nil: none).
 	Tracer *otlp.Exporter
 	// Now is the clock (tests); default time.Now.

@@ -19,9 +19,9 @@ type Retriever interface {
 
 const (
 	toolSearchKnowledge = "search_knowledge_base"
-	// retrievalBudget bounds automatic retrieval before the model is asked:
-	// past it the turn goes on without the chunks.
-	retrievalBudget = 300 * time.Millisecond
+	// defaultRetrievalBudget is Engine.RetrievalBudget unless set: a
+	// caller waits for the answer while the chunks are found.
+	defaultRetrievalBudget = 300 * time.Millisecond
 	// queryToolTimeout bounds a search the model asked for.
 	queryToolTimeout = 3 * time.Second
 )
@@ -75,7 +75,11 @@ func (s *agentSide) withKnowledge(ctx context.Context, turnID string, msgs []llm
 		return msgs
 	}
 	last := msgs[len(msgs)-1]
-	hits := s.retrieve(ctx, turnID, last.Content, retrievalBudget)
+	budget := s.e.RetrievalBudget
+	if budget <= 0 {
+		budget = defaultRetrievalBudget
+	}
+	hits := s.retrieve(ctx, turnID, last.Content, budget)
 	if len(hits) == 0 {
 		return msgs
 	}

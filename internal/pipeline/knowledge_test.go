@@ -52,7 +52,7 @@ func TestKnowledgeInCalls(t *testing.T) {
 		var mu sync.Mutex
 		var prompt []map[string]any
 		e := &Engine{Knowledge: withKnowledgeBase(t, b), STT: &scriptedSTT{texts: []string{"Are you open on Monday evenings?"}},
-			TTS: espeak.New(espeak.Config{}), Store: b.st}
+			TTS: espeak.New(espeak.Config{}), Store: b.st, RetrievalBudget: time.Minute} // a loaded machine's search still counts
 		e.LLM = fakeLLM(t, func(req llmtest.Request) llmtest.Reply {
 			if len(req.Tools) > 0 && req.Messages[len(req.Messages)-1]["role"] == "user" {
 				mu.Lock()

@@ -54,6 +54,9 @@ func (c *conversation) onFrame(ctx context.Context, f frame) {
 	if v.Talking && c.listening == nil {
 		c.listening = c.transcribe(ctx)
 		c.listening.screened = c.screening != nil
+		// Length runs from the start of the first speech frame to the end
+		// of this one, which arrived at f.at.
+		c.listening.said.began = f.at.Add(-v.Length)
 	}
 	if c.listening != nil && (v.Talking || v.End) {
 		c.listening.write(f.pcm)
@@ -83,6 +86,7 @@ func (c *conversation) onFrame(ctx context.Context, f frame) {
 			t.deferred = true // interruptions are off: heard after the agent's turn
 		}
 	}
+	t.said.ended = c.lastSpeechAt
 	t.lat = newLatency(c.lastSpeechAt, f.at, wait)
 	t.finish()
 }
@@ -143,6 +147,7 @@ type transcription struct {
 	held      bool     // said over the agent, long enough but without enough real words so far: its final text decides
 	ended     bool     // no more frames
 	screened  bool     // heard while screening for voicemail: not a turn
+	said      span     // from the first speech frame to the last: the transcript entry's "at" and "endAt"
 
 	// partial is the stream's text so far, once a streaming recognizer
 	// with partial text has opened it (nil: none); set by the
@@ -403,7 +408,7 @@ func (c *conversation) onHeard(ctx context.Context, h heard) {
 	}
 	h.t.lat.mark(stageSTT)
 	if h.t.screened {
-		c.log.user(c.turnID(), text, h.res.Language) // on the record, not answered
+		c.log.user(c.turnID(), text, h.res.Language, h.t.said) // on the record, not answered
 		c.screenText(ctx, text)
 		return
 	}
@@ -412,10 +417,10 @@ func (c *conversation) onHeard(ctx context.Context, h heard) {
 	if h.t.deferred && c.reply != nil {
 		// Logged when the agent's turn is over: the transcript reads in
 		// the order the agent took things in.
-		c.queued = append(c.queued, queuedTurn{msg, c.turnID(), h.res.Language})
+		c.queued = append(c.queued, queuedTurn{msg, c.turnID(), h.res.Language, h.t.said})
 		return
 	}
-	c.log.user(c.turnID(), text, h.res.Language)
+	c.log.user(c.turnID(), text, h.res.Language, h.t.said)
 	if c.reply != nil {
 		// A reply to something else (a nudge) is moot now; so is one the
 		// caller talked over with enough words in the end (held).
@@ -431,6 +436,7 @@ type queuedTurn struct {
 	msg    llm.Message
 	turnID string
 	lang   string
+	said   span // from the caller's first word to their last
 }
 
 // providerFailCause ends a call whose providers keep failing.

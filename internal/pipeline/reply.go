@@ -135,7 +135,7 @@ func (c *conversation) onReplied(ctx context.Context) {
 	}
 	if len(c.queued) > 0 && !c.closing {
 		for _, q := range c.queued {
-			c.log.user(q.turnID, q.msg.Content, q.lang)
+			c.log.user(q.turnID, q.msg.Content, q.lang, q.said)
 			c.history = append(c.history, q.msg)
 		}
 		c.queued = nil

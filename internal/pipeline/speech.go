@@ -35,9 +35,10 @@ type speech struct {
 	mu       sync.Mutex
 	parts    []part // each sentence and where its audio ends
 	written  time.Duration
-	stopped  bool  // interrupted: nothing more goes to the line
-	logged   bool  // its transcript entry is written (in full, or what was heard)
-	err      error // speech synthesis failed
+	began    time.Time // when its first audio went to the line (zero: none yet)
+	stopped  bool      // interrupted: nothing more goes to the line
+	logged   bool      // its transcript entry is written (in full, or what was heard)
+	err      error     // speech synthesis failed
 	closeOne sync.Once
 }
 
@@ -95,7 +96,7 @@ func (s *speech) synthesize() {
 		s.logged = true
 		s.mu.Unlock()
 		if full {
-			s.c.log.assistant(s.turnID, s.text())
+			s.c.log.assistant(s.turnID, s.text(), s.startedAt())
 		}
 		close(s.played)
 	}()
@@ -133,6 +134,9 @@ func (s *speech) play(pcm []int16) error {
 	}
 	if err := s.c.audio.Write(pcm); err != nil {
 		return err
+	}
+	if s.began.IsZero() {
+		s.began = s.c.e.now()
 	}
 	if s.written == 0 && s.lat != nil {
 		s.lat.mark(stageFirstAudio)
@@ -220,4 +224,13 @@ func (s *speech) wait(ctx context.Context) {
 // voiceTemperature and language.
 func speechRequest(a model.AgentConfig, text string) tts.Request {
 	return tts.Request{Text: text, Language: language(a), Voice: deref(a.VoiceID), Speed: speed(a), Temperature: a.VoiceTemperature}
+}
+
+// startedAt is when the utterance's first audio went to the line, where
+// the caller starts hearing it (zero when none did: its entry is stamped
+// when it is made).
+func (s *speech) startedAt() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.began
 }

@@ -374,7 +374,8 @@ func (textLine) transfer(_ context.Context, toNumber string) (string, bool, bool
 func (textLine) sendMessage(context.Context, string) string { return notSent }
 
 // chatTranscript keeps a text chat's entries as a call's transcript would
-// have them: "at" stamped as call.Transcript stamps it, "seq" the entry's
+// have them: "at" and "endAt" stamped as call.Transcript stamps them (the
+// same moment: a message takes no time to say), "seq" the entry's
 // index as the store numbers it.
 type chatTranscript struct {
 	stamp   call.Transcript
@@ -389,4 +390,9 @@ func (t *chatTranscript) append(e map[string]any) {
 
 func (t *chatTranscript) tool(turnID string, c llm.ToolCall, output string) {
 	t.append(toolEntry(turnID, c, output))
+}
+
+// toolRan is tool: in a text chat a line has no time of its own.
+func (t *chatTranscript) toolRan(turnID string, c llm.ToolCall, output string, _ time.Time) {
+	t.tool(turnID, c, output)
 }

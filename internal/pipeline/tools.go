@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/parley-voice/parley/internal/call"
 	"github.com/parley-voice/parley/internal/model"
@@ -83,9 +84,10 @@ type toolLine interface {
 	sendMessage(ctx context.Context, body string) string
 }
 
-// toolRecorder writes a tool call's transcript entry.
+// toolRecorder writes a tool call's transcript entry: from began, when
+// the call was made, to its result.
 type toolRecorder interface {
-	tool(turnID string, c llm.ToolCall, output string)
+	toolRan(turnID string, c llm.ToolCall, output string, began time.Time)
 }
 
 // runTools runs the model's tool calls in order, the line's through l,
@@ -96,6 +98,7 @@ func (s *agentSide) runTools(ctx context.Context, turnID string, calls []llm.Too
 	for _, tc := range calls {
 		var out string
 		logged := false
+		began := s.e.now()
 		switch {
 		case tc.Name == toolEndCall && on(s.agent.EndCallEnabled):
 			out = "the call is ending"
@@ -136,7 +139,7 @@ func (s *agentSide) runTools(ctx context.Context, turnID string, calls []llm.Too
 			again = true
 		}
 		if !logged {
-			rec.tool(turnID, tc, out)
+			rec.toolRan(turnID, tc, out, began)
 		}
 		results = append(results, llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, Content: out})
 	}
@@ -199,7 +202,8 @@ func (r *reply) transfer(ctx context.Context, toNumber string) (out string, tran
 // transferWith is transfer in mode (cold, warm; "": cold).
 func (r *reply) transferWith(ctx context.Context, toNumber, mode string) (out string, transferred, logged bool) {
 	c := r.c
-	warm := telephony.WarmTransfer{TurnID: r.turnID, Record: c.log.append}
+	began := c.e.now() // the transfer's entry spans it
+	warm := telephony.WarmTransfer{TurnID: r.turnID, Record: func(e map[string]any) { c.log.append(e, span{began: began}) }}
 	if mode == telephony.TransferWarm {
 		warm.Speaker = speaker{c.e, c.agent, c.rate}
 		warm.Summary = c.transferSummary(ctx, append(r.base[:len(r.base):len(r.base)], r.added...))

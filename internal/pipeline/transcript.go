@@ -16,7 +16,9 @@ import (
 // crash keeps what was said. It writes nothing else of the call's record:
 // the summary and metrics go back to the line as the conversation's outcome.
 //
-// An entry is stamped when it is made and written behind the turn, never
+// An entry is stamped when it is made ("endAt"; its "at" is when it
+// began: the caller's first word, the agent's first audio on the line)
+// and written behind the turn, never
 // in its way: a store write (a transaction, the row's whole transcript
 // rewritten, a disk sync) on the loop delayed the caller's next frames and
 // the agent's answer, and more so the longer the call. One writer
@@ -36,10 +38,14 @@ type transcriptLog struct {
 	writing bool
 }
 
-func (t *transcriptLog) append(e map[string]any) {
+// span is when an entry's line began and ended (zero: when it is made).
+type span struct{ began, ended time.Time }
+
+// append adds e, said over s.
+func (t *transcriptLog) append(e map[string]any, s span) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.t.Stamp(e)
+	t.t.StampSpan(e, s.began, s.ended)
 	t.pending = append(t.pending, e)
 	if !t.writing {
 		t.writing, t.idle = true, make(chan struct{})
@@ -76,13 +82,18 @@ func (t *transcriptLog) flush() {
 	}
 }
 
-func (t *transcriptLog) user(turnID, text, lang string) { t.append(userEntry(turnID, text, lang)) }
+// user records what the caller said, from their first word to their last.
+func (t *transcriptLog) user(turnID, text, lang string, said span) {
+	t.append(userEntry(turnID, text, lang), said)
+}
 
-func (t *transcriptLog) assistant(turnID, text string) {
+// assistant records what the agent said in full, from its first audio to
+// now, when it has played out.
+func (t *transcriptLog) assistant(turnID, text string, began time.Time) {
 	if text == "" {
 		return
 	}
-	t.append(assistantEntry(turnID, text))
+	t.append(assistantEntry(turnID, text), span{began: began})
 }
 
 // assistantHeard records an interrupted utterance: only what was heard.
@@ -90,21 +101,27 @@ func (t *transcriptLog) assistantHeard(s *speech, heard string) {
 	if heard == "" {
 		return
 	}
-	t.append(map[string]any{"role": "assistant", "type": "message", "text": heard, "turnId": s.turnID, "isFinal": true, "interrupted": true})
+	t.append(map[string]any{"role": "assistant", "type": "message", "text": heard, "turnId": s.turnID, "isFinal": true, "interrupted": true}, span{began: s.startedAt()})
 }
 
 // filler records a filler played while a tool ran: its phrase, or the
 // sound played instead. Never a message: the model did not say it.
 func (t *transcriptLog) filler(turnID, text, sound string) {
-	t.append(fillerEntry(turnID, text, sound))
+	t.append(fillerEntry(turnID, text, sound), span{})
 }
 
+// tool records a tool call and its result as it comes.
 func (t *transcriptLog) tool(turnID string, c llm.ToolCall, output string) {
-	t.append(toolEntry(turnID, c, output))
+	t.append(toolEntry(turnID, c, output), span{})
+}
+
+// toolRan records a tool call from when it was made to its result.
+func (t *transcriptLog) toolRan(turnID string, c llm.ToolCall, output string, began time.Time) {
+	t.append(toolEntry(turnID, c, output), span{began: began})
 }
 
 // The transcript's entries, a call's and a text chat's alike. The store
-// adds "seq" and call.Transcript.Stamp "at".
+// adds "seq" and call.Transcript.StampSpan "at" and "endAt".
 
 // userEntry is what the caller said in turn turnID, in language lang.
 func userEntry(turnID, text, lang string) map[string]any {

@@ -60,6 +60,16 @@ func StartKamailio(t testing.TB, o KamailioOptions) *Kamailio {
 		o.MaxExpires = 60
 	}
 	k := &Kamailio{t: t, dir: t.TempDir()}
+	k.startOnFreePort(func() error { return k.writeConfig(o) })
+	return k
+}
+
+// startOnFreePort picks a free 127.0.0.1 port, has write put the
+// configuration for k.port in k.dir, and starts Kamailio, retrying on a
+// new port when one was taken meanwhile; Kamailio is stopped at t.Cleanup.
+func (k *Kamailio) startOnFreePort(write func() error) {
+	t := k.t
+	t.Helper()
 	var err error
 	for try := 0; try < 5; try++ {
 		port, closers, perr := freeUDPTCPPort()
@@ -70,7 +80,7 @@ func StartKamailio(t testing.TB, o KamailioOptions) *Kamailio {
 			_ = c.Close()
 		}
 		k.port = port
-		if err = k.writeConfig(o); err != nil {
+		if err = write(); err != nil {
 			t.Fatal(err)
 		}
 		if err = k.Start(); err == nil {
@@ -87,7 +97,6 @@ func StartKamailio(t testing.TB, o KamailioOptions) *Kamailio {
 			t.Logf("siptest: kamailio output:\n%s", tail(string(b), 6000))
 		}
 	})
-	return k
 }
 
 func (k *Kamailio) writeConfig(o KamailioOptions) error {

@@ -179,6 +179,18 @@ func (s *Sipp) SentCount(start string) int {
 	return n
 }
 
+// Received is the text of every SIP message sipp received so far, in
+// order, from Messages.
+func (s *Sipp) Received() []string {
+	var out []string
+	for _, m := range parseMessages(s.Messages()) {
+		if m.received {
+			out = append(out, m.text)
+		}
+	}
+	return out
+}
+
 // Log is what the scenario's <log> actions wrote (its -trace_logs log).
 func (s *Sipp) Log() string { return s.file("logs.log") }
 
@@ -480,6 +492,15 @@ func (s *Sipp) launch(xml []byte, target string, o Options) error {
 			return fmt.Errorf("sipp did not bind its ports within 10s:\n%s", tail(s.file("sipp.out"), 1000))
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Quit asks a UAC to place no more calls and exit once its calls in
+// progress are over (SIGUSR1, SIPp's soft exit): a load with Calls set higher
+// than needed ends when the test says. Wait then gives the verdict.
+func (s *Sipp) Quit() {
+	if s.cmd != nil && s.cmd.Process != nil {
+		_ = s.cmd.Process.Signal(syscall.SIGUSR1)
 	}
 }
 

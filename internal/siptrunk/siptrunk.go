@@ -25,6 +25,8 @@ const (
 	MaxNameLen       = 128
 	MaxCredentialLen = 256
 	MaxAllowedCIDRs  = 100
+	// MaxCallsPerSecond bounds a trunk's callsPerSecond.
+	MaxCallsPerSecond = 10000
 )
 
 var (
@@ -43,6 +45,9 @@ type Input struct {
 	InboundUsername     opt.Field[string]   `json:"inboundUsername"`
 	InboundPassword     opt.Field[string]   `json:"inboundPassword"`
 	InboundAllowedCIDRs opt.Field[[]string] `json:"inboundAllowedCidrs"`
+	// CallsPerSecond limits the INVITEs the trunk sends, across servers
+	// (null: the server's --sip-trunk-cps; 0: unlimited).
+	CallsPerSecond opt.Field[float64] `json:"callsPerSecond"`
 	// Registration is optional outbound registration (registration.go);
 	// null removes it.
 	Registration opt.Field[RegistrationInput] `json:"registration"`
@@ -100,6 +105,9 @@ func (in *Input) check(creating bool, l *invalid.List) {
 			}
 		}
 	}
+	if in.CallsPerSecond.Present() && !(in.CallsPerSecond.V >= 0 && in.CallsPerSecond.V <= MaxCallsPerSecond) {
+		l.Add("callsPerSecond", "must be between 0 and %d", MaxCallsPerSecond)
+	}
 	if in.Registration.Present() {
 		in.Registration.V.check(l)
 	}
@@ -150,6 +158,9 @@ func (s *Service) apply(t *model.SIPTrunk, in *Input) {
 	}
 	if in.InboundAllowedCIDRs.Set {
 		t.InboundAllowedCIDRs = in.InboundAllowedCIDRs.V
+	}
+	if in.CallsPerSecond.Set {
+		t.CallsPerSecond = in.CallsPerSecond.Ptr() // null: the server's default
 	}
 	s.applyRegistration(t, in)
 }

@@ -54,6 +54,7 @@ type Tx interface {
 	CallDialogs
 	SIPRegistrations
 	Campaigns
+	TrunkPacing
 }
 
 // SIPRegistrations keeps the status of trunks' outbound registrations. The

@@ -31,6 +31,14 @@ func (p *Phone) Dial(ctx context.Context, req call.DialRequest, ringing func([]b
 	}
 	t.FromUser, t.FromDisplay = req.FromNumber, req.CallerIDName
 	loopback := trunk.Transport == model.TransportLoopback
+	if !loopback {
+		if err := p.awaitInviteSlot(ctx, trunk); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, err
+		}
+	}
 	leg, err := p.UA.Dial(ctx, t, func(st sipua.InviteState) {
 		if ringing != nil {
 			ringing(p.ringingState(loopback, st))
@@ -63,7 +71,7 @@ func (p *Phone) trunk(ctx context.Context, orgID string, id *string) (Trunk, err
 	case err != nil:
 		return Trunk{}, err
 	}
-	out := Trunk{ID: &t.ID, Transport: t.Transport}
+	out := Trunk{ID: &t.ID, Transport: t.Transport, CallsPerSecond: t.CallsPerSecond}
 	if t.Host != nil {
 		out.Host = *t.Host
 	}

@@ -36,6 +36,8 @@ type Trunk struct {
 	Port               int
 	Transport          string // udp, tcp, tls or loopback
 	Username, Password string
+	// CallsPerSecond is the trunk's own INVITE rate (nil: Phone.TrunkCPS).
+	CallsPerSecond *float64
 }
 
 // Phone is Parley's telephone.
@@ -49,6 +51,9 @@ type Phone struct {
 	Recordings *recording.Store
 	// DefaultTrunk serves agents without a trunk (nil: they cannot call).
 	DefaultTrunk *Trunk
+	// TrunkCPS is the INVITEs per second each trunk may send, shared by
+	// every server on the database (pace.go); 0: unlimited.
+	TrunkCPS float64
 	// RingTimeout bounds ringing on outbound calls (default 60 s).
 	RingTimeout time.Duration
 	// Web answers browsers' WebRTC offers for web calls (nil: none).

@@ -53,7 +53,7 @@ func conversation(c *model.Call) {
 	c.Summary = ptr("The caller booked a table for two.")
 	c.Transcript = []map[string]any{
 		{"at": 0.2, "seq": 0.0, "role": "assistant", "type": "message", "text": "Hello, Luigi's, how can I help?", "turnId": "t0", "isFinal": true},
-		{"at": 1.1, "seq": 1.0, "role": "user", "type": "message", "text": "A table for two tonight.", "turnId": "t1", "isFinal": true, "language": "en"},
+		{"at": 1.1, "endAt": 1.6, "seq": 1.0, "role": "user", "type": "message", "text": "A table for two tonight.", "turnId": "t1", "isFinal": true, "language": "en"},
 		{"at": 1.9, "seq": 2.0, "role": "tool", "type": "tool_call", "turnId": "t1",
 			"tool": map[string]any{"name": "book_table", "args": `{"people":2}`}, "result": map[string]any{"output": "booked at 8pm"}},
 		{"at": 2.4, "seq": 3.0, "role": "assistant", "type": "message", "text": "Booked for 8 pm.", "turnId": "t1", "isFinal": true},
@@ -96,7 +96,7 @@ func TestCallPageShowsTheConversation(t *testing.T) {
 	wantStatus(t, p, http.StatusOK)
 	wantContains(t, p, "COMPLETED", "Luigi", "15550001000", "The caller booked a table for two.",
 		"A table for two tonight.", "book_table", "{&#34;people&#34;:2}", "booked at 8pm",
-		`data-at="1.1"`, `src="/calls/`+c.ID+`/recording"`, "612 ms", "32 ms", "llm_prompt_tokens", "120",
+		`data-at="1.1" data-end-at="1.6"`, `data-at="1.9" data-end-at="1.9"`, `src="/calls/`+c.ID+`/recording"`, "612 ms", "32 ms", "llm_prompt_tokens", "120",
 		`<script src="/static/call.js" defer></script>`)
 	if contains(p.body, "Hang up") || contains(p.body, "hx-trigger=\"every 2s\"") {
 		t.Fatal("an ended call offers a hang-up or polls")

@@ -22,9 +22,11 @@ type callView struct {
 }
 
 // line is one transcript entry: a message, a filler or a tool call with
-// its result. At is seconds from the answer (HasAt false when unstamped).
+// its result. At is when it began and EndAt when it ended, in seconds from
+// the answer (HasAt false when unstamped; EndAt is At on a record from
+// before entries had an end).
 type line struct {
-	At         float64
+	At, EndAt  float64
 	HasAt      bool
 	Role, Type string
 	Text       string
@@ -87,7 +89,10 @@ func newCallView(c model.Call) callView {
 func transcriptLine(e map[string]any) line {
 	l := line{Role: text(e["role"]), Type: text(e["type"]), Text: text(e["text"]), TurnID: text(e["turnId"])}
 	if at, ok := e["at"].(float64); ok {
-		l.At, l.HasAt = at, true
+		l.At, l.EndAt, l.HasAt = at, at, true
+		if end, ok := e["endAt"].(float64); ok && end >= at {
+			l.EndAt = end
+		}
 	}
 	l.Interrupt, _ = e["interrupted"].(bool)
 	if l.Type == "filler" && l.Text == "" {

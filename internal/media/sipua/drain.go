@@ -14,8 +14,8 @@ import (
 // outbound side was admitted before the drain began.
 
 // drainRetryAfter is the Retry-After of a refusal while draining, in
-// seconds: about a restart.
-const drainRetryAfter = "30"
+// seconds, as every 503 of Parley (docs/operations.md, "Database outage").
+const drainRetryAfter = "5"
 
 // Drain makes the UA refuse new work, as above. It does not block.
 func (u *UA) Drain() { u.draining.Store(true) }

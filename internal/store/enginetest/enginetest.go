@@ -1,20 +1,16 @@
 // Package enginetest opens, for tests, a fresh store of every engine they
-// run on: SQLite always, PostgreSQL (in a schema of its own, dropped when
-// the test ends) when PARLEY_TEST_DATABASE_URL is set. CI sets it, and
+// run on: SQLite always, PostgreSQL (in a migrated, empty schema of its
+// own: pgtest.Open, kept for the next test when TestMain runs through
+// pgtest.Main) when PARLEY_TEST_DATABASE_URL is set. CI sets it, and
 // with CI=true a test may not pass by leaving PostgreSQL out.
 package enginetest
 
 import (
-	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"os"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/parley-voice/parley/internal/store"
-	"github.com/parley-voice/parley/internal/store/postgres"
+	"github.com/parley-voice/parley/internal/store/postgres/pgtest"
 	"github.com/parley-voice/parley/internal/store/sqlite/sqlitetest"
 )
 
@@ -34,20 +30,7 @@ func Engines(t testing.TB, prefix string) map[string]func(testing.TB) store.Stor
 	}
 	out["postgres"] = func(t testing.TB) store.Store {
 		t.Helper()
-		b := make([]byte, 8)
-		rand.Read(b)
-		schema := prefix + "_" + hex.EncodeToString(b)
-		s, err := postgres.Open(context.Background(), url, postgres.WithSchema(schema))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			if _, err := s.DB().Exec("DROP SCHEMA " + pgx.Identifier{schema}.Sanitize() + " CASCADE"); err != nil {
-				t.Errorf("drop schema %s: %v", schema, err)
-			}
-			s.Close()
-		})
-		return s
+		return pgtest.Open(t, url, prefix)
 	}
 	return out
 }

@@ -20,12 +20,13 @@ import (
 	"github.com/parley-voice/parley/internal/store"
 	"github.com/parley-voice/parley/internal/store/migrations"
 	"github.com/parley-voice/parley/internal/store/postgres"
+	"github.com/parley-voice/parley/internal/store/postgres/pgtest"
 	"github.com/parley-voice/parley/internal/store/sqlstore"
 	"github.com/parley-voice/parley/internal/store/storetest"
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(pgtest.Main(m))
 }
 
 // databaseURL is the server the tests use. Without one they skip, except in
@@ -64,8 +65,9 @@ func open(t testing.TB, dbURL string, opts ...postgres.Option) *sqlstore.Store {
 
 // unsynced is dbURL with commits that do not wait for the WAL's flush
 // (synchronous_commit=off, a session setting pgx passes to the server):
-// every store of the suite creates a schema and runs each migration in a
-// transaction of its own, and the suite does not test durability. A URL
+// the suite's cases write and empty their schemas (a few are migrated,
+// each migration in a transaction of its own), and it does not test
+// durability. A URL
 // that is not postgres:// is left as it is.
 func unsynced(dbURL string) string {
 	u, err := url.Parse(dbURL)
@@ -92,7 +94,10 @@ func dropSchema(t testing.TB, s *sqlstore.Store, schema string) {
 func TestStore(t *testing.T) {
 	dbURL := databaseURL(t)
 	t.Run("postgres", func(t *testing.T) {
-		storetest.Run(t, func(t *testing.T) store.Store { return open(t, unsynced(dbURL)) })
+		// Each case in a schema of its own, migrated once and emptied
+		// for the next case when one ends (pgtest.Open).
+		url := unsynced(dbURL)
+		storetest.Run(t, func(t *testing.T) store.Store { return pgtest.Open(t, url, "parley_test", postgres.WithMaxConns(4)) })
 	})
 }
 

@@ -10,7 +10,7 @@ import (
 const sipTrunkColumns = "id, org_id, friendly_name, host, port, transport, username, password, " +
 	"inbound_username, inbound_password, inbound_allowed_cidrs, created_at, updated_at, " +
 	"registration, registration_password, registration_contact_user, registration_state, " +
-	"registration_expires_at, registration_error, registration_owner, registration_lease_until"
+	"registration_expires_at, registration_error, registration_owner, registration_lease_until, calls_per_second"
 
 func scanSIPTrunk(r rowScanner) (model.SIPTrunk, error) {
 	var s model.SIPTrunk
@@ -21,7 +21,7 @@ func scanSIPTrunk(r rowScanner) (model.SIPTrunk, error) {
 		&s.InboundUsername, &s.InboundPassword, documentDest{&s.InboundAllowedCIDRs},
 		timeDest{&s.CreatedAt}, timeDest{&s.UpdatedAt},
 		documentDest{&s.Registration}, &regPassword, &contactUser, &state,
-		nullTimeDest{&st.ExpiresAt}, &st.LastError, &st.Owner, nullTimeDest{&st.LeaseUntil})
+		nullTimeDest{&st.ExpiresAt}, &st.LastError, &st.Owner, nullTimeDest{&st.LeaseUntil}, &s.CallsPerSecond)
 	if s.Registration != nil {
 		s.Registration.Password = regPassword
 		if contactUser != nil {
@@ -62,10 +62,10 @@ func (t *tx) CreateSIPTrunk(ctx context.Context, s *model.SIPTrunk) error {
 	}
 	// A new trunk has no registration status: no server has taken it yet.
 	s.RegistrationStatus = model.RegistrationStatus{}
-	_, err = t.exec(ctx, `INSERT INTO sip_trunks (`+sipTrunkColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL, NULL, NULL)`,
+	_, err = t.exec(ctx, `INSERT INTO sip_trunks (`+sipTrunkColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL, NULL, NULL, ?)`,
 		s.ID, s.OrgID, s.FriendlyName, s.Host, s.Port, s.Transport, s.Username, secret(s.Password),
 		s.InboundUsername, secret(s.InboundPassword), cidrs, t.time(s.CreatedAt), t.time(s.UpdatedAt),
-		reg, regPassword, contactUser)
+		reg, regPassword, contactUser, s.CallsPerSecond)
 	if err != nil {
 		return t.fail(err, "create sip trunk %s", s.ID)
 	}
@@ -127,11 +127,11 @@ func (t *tx) UpdateSIPTrunk(ctx context.Context, s *model.SIPTrunk) error {
 	return t.change(ctx, "update sip trunk "+s.ID,
 		`UPDATE sip_trunks SET friendly_name = ?, host = ?, port = ?, transport = ?, username = ?, password = ?,
 			inbound_username = ?, inbound_password = ?, inbound_allowed_cidrs = ?, updated_at = ?,
-			registration = ?, registration_password = ?, registration_contact_user = ?
+			registration = ?, registration_password = ?, registration_contact_user = ?, calls_per_second = ?
 		WHERE org_id = ? AND id = ?`,
 		s.FriendlyName, s.Host, s.Port, s.Transport, s.Username, secret(s.Password),
 		s.InboundUsername, secret(s.InboundPassword), cidrs, t.time(s.UpdatedAt),
-		reg, regPassword, contactUser, s.OrgID, s.ID)
+		reg, regPassword, contactUser, s.CallsPerSecond, s.OrgID, s.ID)
 }
 
 // DeleteSIPTrunk deletes the trunk; the schema unassigns it from agents and

@@ -41,14 +41,18 @@ var sipTrunkTests = []test{
 			s.InboundUsername = ptr("inbound")
 			s.InboundPassword = []byte("sealed-inbound")
 			s.InboundAllowedCIDRs = []string{"203.0.113.0/24", "2001:db8::/32"}
+			s.CallsPerSecond = ptr(2.5)
 		})
 		wantEqual(t, s, getSIPTrunk(t, b, b.org.ID, s.ID))
 
 		s.FriendlyName = "backup carrier"
-		s.Host, s.Port, s.Username = nil, nil, nil
+		s.Host, s.Port, s.Username, s.CallsPerSecond = nil, nil, nil, nil
 		s.Password, s.InboundPassword = nil, nil
 		s.InboundAllowedCIDRs = []string{}
 		s.UpdatedAt = at(11)
+		b.update(t, func(tx store.Tx) error { return tx.UpdateSIPTrunk(b.ctx, &s) })
+		wantEqual(t, s, getSIPTrunk(t, b, b.org.ID, s.ID))
+		s.CallsPerSecond = ptr(0.0) // unlimited, not the default
 		b.update(t, func(tx store.Tx) error { return tx.UpdateSIPTrunk(b.ctx, &s) })
 		wantEqual(t, s, getSIPTrunk(t, b, b.org.ID, s.ID))
 

@@ -60,6 +60,7 @@ func Run(t *testing.T, open Opener) {
 		{"Campaigns", campaignTests},
 		{"CampaignRecipients", recipientTests},
 		{"Suppressions", suppressionTests},
+		{"TrunkPacing", trunkPacingTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

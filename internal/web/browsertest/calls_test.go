@@ -2,6 +2,7 @@ package browsertest
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -59,7 +60,23 @@ func TestCallPage(t *testing.T) {
 	if (at != "1.1" && at != "1.9") || pos < 1.1 {
 		t.Fatalf("after choosing 0:01 the line at %s plays, the player at %v s", at, pos)
 	}
+	// The line lit is the one the recording is in: of two going, the one
+	// begun later; after a line that ended, the agent's line still going
+	// (not the caller's, written later but over); between lines, the last.
 	run(t, ctx, chromedp.Evaluate[chromedp.Void](`document.getElementById("recording").pause()`))
+	for _, tc := range []struct {
+		pos  float64
+		want string
+	}{{2.3, "2.2"}, {2.7, "2"}, {1.75, "1.1"}, {0.5, "0.2"}} {
+		run(t, ctx, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`document.getElementById("recording").currentTime = %v`, tc.pos)))
+		lit := read(t, ctx, chromedp.Poll[string](fmt.Sprintf(`(() => {
+			const a = document.getElementById("recording"), l = document.querySelector("#transcript li.playing");
+			return !a.seeking && Math.abs(a.currentTime - %v) < 0.01 && l && l.dataset.at === %q && l.dataset.at;
+		})()`, tc.pos, tc.want), chromedp.WithPollingTimeout(10*time.Second)))
+		if lit != tc.want {
+			t.Errorf("at %v s the line at %s is lit, want %s", tc.pos, lit, tc.want)
+		}
+	}
 	screenshot(t, ctx, "call")
 }
 
@@ -116,11 +133,14 @@ func finished(c *model.Call) {
 	summary := "The caller booked a table for two at 8 pm."
 	c.StartedAt, c.EndedAt, c.DurationSeconds, c.Summary = &started, &ended, &three, &summary
 	c.Transcript = []map[string]any{
-		{"at": 0.2, "seq": 0.0, "role": "assistant", "type": "message", "text": "Hello, Luigi's, how can I help?", "turnId": "t0", "isFinal": true},
-		{"at": 1.1, "seq": 1.0, "role": "user", "type": "message", "text": "A table for two tonight.", "turnId": "t1", "isFinal": true, "language": "en"},
-		{"at": 1.9, "seq": 2.0, "role": "tool", "type": "tool_call", "turnId": "t1",
+		{"at": 0.2, "endAt": 1.0, "seq": 0.0, "role": "assistant", "type": "message", "text": "Hello, Luigi's, how can I help?", "turnId": "t0", "isFinal": true},
+		{"at": 1.1, "endAt": 1.6, "seq": 1.0, "role": "user", "type": "message", "text": "A table for two tonight.", "turnId": "t1", "isFinal": true, "language": "en"},
+		{"at": 1.9, "endAt": 1.9, "seq": 2.0, "role": "tool", "type": "tool_call", "turnId": "t1",
 			"tool": map[string]any{"name": "book_table", "args": `{"people":2,"time":"20:00"}`}, "result": map[string]any{"output": "booked, table 12"}},
-		{"at": 2.4, "seq": 3.0, "role": "assistant", "type": "message", "text": "You're booked for 8 pm, table 12.", "turnId": "t1", "isFinal": true},
+		{"at": 2, "endAt": 2.9, "seq": 3.0, "role": "assistant", "type": "message", "text": "You're booked for 8 pm, table 12.", "turnId": "t1", "isFinal": true},
+		// Said over the agent, which could not be interrupted: written
+		// after the agent's line, though it began during it.
+		{"at": 2.2, "endAt": 2.5, "seq": 4.0, "role": "user", "type": "message", "text": "Lovely.", "turnId": "t2", "isFinal": true, "language": "en"},
 	}
 	c.Metrics = map[string]any{
 		"llm_prompt_tokens": 412.0, "llm_completion_tokens": 38.0, "tts_characters_count": 66.0, "stt_audio_duration": 1.4,

@@ -1,5 +1,8 @@
 // The call page: the transcript line playing is highlighted as the
-// recording passes it, and choosing a line's time plays from there.
+// recording passes it, and choosing a line's time plays from there. A
+// line runs from data-at (when it began) to data-end-at (when it ended);
+// lines are in the order they were written, which is not always the order
+// they began (a caller heard while the agent could not be interrupted).
 (function () {
   "use strict";
   var audio = document.getElementById("recording");
@@ -12,11 +15,25 @@
     return document.querySelectorAll("#transcript li[data-at]");
   }
 
+  // The line playing: of those begun by t, the one that ends last, as
+  // far as t (a line still going counts as ending at t); of two going,
+  // the one begun later. Between lines, the one that ended last stays lit.
   function highlight() {
-    var t = audio.currentTime, found = null;
+    var t = audio.currentTime, found = null, bestEnd = -1, bestAt = -1;
     lines().forEach(function (li) {
-      if (parseFloat(li.dataset.at) <= t) {
+      var at = parseFloat(li.dataset.at);
+      var end = parseFloat(li.dataset.endAt);
+      if (isNaN(end) || end < at) {
+        end = at;
+      }
+      if (at > t) {
+        return;
+      }
+      end = Math.min(end, t);
+      if (end > bestEnd || (end === bestEnd && at >= bestAt)) {
         found = li;
+        bestEnd = end;
+        bestAt = at;
       }
     });
     if (found === current) {
