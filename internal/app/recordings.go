@@ -22,7 +22,7 @@ const uploadGrace = 10 * time.Second
 
 // recordingsFlags are the flags that say where recordings are kept.
 func recordingsFlags(fs *flag.FlagSet, c *Config) {
-	fs.StringVar(&c.RecordingsURL, "recordings-url", "", "s3://BUCKET/PREFIX keeps recordings in an S3-compatible object store, so any server serves any call's (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION; AWS_ENDPOINT_URL for a store other than AWS); empty: under the data dir")
+	fs.StringVar(&c.RecordingsURL, "recordings-url", "", "s3://BUCKET/PREFIX: recordings in an S3-compatible object store any server reads (AWS_* variables; AWS_ENDPOINT_URL for other stores); empty: under the data dir")
 }
 
 // checkRecordingsURL tells a --recordings-url that is not s3://BUCKET/PREFIX.
