@@ -122,6 +122,23 @@ func (fr *formReader) number(name string, keep bool) opt.Field[int] {
 	return opt.Value(n)
 }
 
+// decimal reads a number; blank follows blank (the field is cleared).
+func (fr *formReader) decimal(name string) opt.Field[float64] {
+	v, ok := fr.raw(name)
+	switch {
+	case !ok:
+		return opt.Field[float64]{}
+	case v == "":
+		return blank[float64](fr.creating)
+	}
+	x, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		fr.problems.Add(name, "must be a number")
+		return opt.Field[float64]{}
+	}
+	return opt.Value(x)
+}
+
 // secret is a write-only input: blank keeps what is stored; it is never
 // shown again, not even on a refused form.
 func (fr *formReader) secret(name string) opt.Field[string] {

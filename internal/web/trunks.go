@@ -82,6 +82,9 @@ var trunkFields = func() []agentField {
 	credential := func(name, label, help string) agentField {
 		return agentField{Name: name, Label: label, Kind: kindText, MaxLen: siptrunk.MaxCredentialLen, Help: help}
 	}
+	cps := agentField{Name: "callsPerSecond", Label: "Calls per second", Kind: kindFloat, Step: 0.1,
+		Help: "Calls out through this trunk per second, across every server (carriers enforce one); 0: unlimited; blank: the server's --sip-trunk-cps."}
+	cps.Min, cps.Max, cps.HasMin, cps.HasMax = between(0, siptrunk.MaxCallsPerSecond)
 	return []agentField{
 		{Name: "friendlyName", Label: "Name", Kind: kindText, Required: true, MaxLen: siptrunk.MaxNameLen, Help: "At most " + strconv.Itoa(siptrunk.MaxNameLen) + " characters."},
 		{Name: "transport", Label: "Transport", Kind: kindEnum, Required: true, Options: []string{model.TransportUDP, model.TransportTCP, model.TransportTLS, model.TransportLoopback}, Help: "loopback: calls stay inside this server (testing); it has no host."},
@@ -91,6 +94,7 @@ var trunkFields = func() []agentField {
 		credential("password", "Password", "Write-only, at most 256 characters. Blank keeps the stored one."),
 		credential("inboundUsername", "Inbound username", "Callers must authenticate with this username (digest), if set."),
 		credential("inboundPassword", "Inbound password", "Write-only. Blank keeps the stored one."),
+		cps,
 		{Name: "inboundAllowedCidrs", Label: "Inbound allowed addresses", Kind: kindTextarea, Help: "One IP address or CIDR (such as 203.0.113.0/24) a line, at most " + strconv.Itoa(siptrunk.MaxAllowedCIDRs) + "; blank: any."},
 		{Name: "registration.registrar", Label: "Registrar", Kind: kindText, MaxLen: 260, Help: "host or host:port; blank: the trunk's host and port."},
 		{Name: "registration.transport", Label: "Registration transport", Kind: kindEnum, Options: []string{model.TransportUDP, model.TransportTCP, model.TransportTLS}, Help: "Not set: the trunk's transport."},
@@ -114,6 +118,7 @@ func trunkInput(form url.Values, creating bool) (siptrunk.Input, *formReader) {
 		InboundUsername:     fr.text("inboundUsername"),
 		InboundPassword:     fr.secret("inboundPassword"),
 		InboundAllowedCIDRs: fr.lines("inboundAllowedCidrs"),
+		CallsPerSecond:      fr.decimal("callsPerSecond"),
 	}
 	for name, f := range map[string]*opt.Field[string]{"clearPassword": &in.Password, "clearInboundPassword": &in.InboundPassword} {
 		if fr.checked(name) {
@@ -155,6 +160,9 @@ func trunkValues(t model.SIPTrunk) trunkFormData {
 	}
 	if t.Port != nil {
 		v["port"] = strconv.Itoa(*t.Port)
+	}
+	if t.CallsPerSecond != nil {
+		v["callsPerSecond"] = strconv.FormatFloat(*t.CallsPerSecond, 'f', -1, 64)
 	}
 	d := trunkFormData{ID: t.ID, Password: len(t.Password) > 0, InboundPassword: len(t.InboundPassword) > 0, Status: liveStatus(t)}
 	if reg := t.Registration; reg != nil {

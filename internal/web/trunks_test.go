@@ -84,3 +84,37 @@ func TestTrunkFormsCreateEditRegisterDelete(t *testing.T) {
 	}
 	wantContains(t, b.get("/trunks"), "No trunks yet.")
 }
+
+// A trunk's calls per second: set, shown back, refused out of range or not
+// a number, and cleared (the server's default) by a blank input.
+func TestTrunkFormCallsPerSecond(t *testing.T) {
+	e := newEnv(t)
+	b, u := e.signedIn("acme", "ada@example.com")
+	ctx := context.Background()
+	base := url.Values{"friendlyName": {"Carrier"}, "transport": {"udp"}, "host": {"sip.example.com"}}
+	with := func(cps string) url.Values {
+		v := url.Values{}
+		for k, x := range base {
+			v[k] = x
+		}
+		v.Set("callsPerSecond", cps)
+		return v
+	}
+	for _, bad := range []string{"-1", "10001", "fast"} {
+		p := b.post("/trunks", with(bad))
+		wantStatus(t, p, http.StatusBadRequest)
+		wantContains(t, p, `id="callsPerSecond-error"`)
+	}
+	p := b.post("/trunks", with("2.5"))
+	wantStatus(t, p, http.StatusSeeOther)
+	id := strings.TrimSuffix(strings.TrimPrefix(p.location(), "/trunks/"), "?saved=1")
+	tr, err := e.svc.SIPTrunks.Get(ctx, u.OrgID, id)
+	if err != nil || tr.CallsPerSecond == nil || *tr.CallsPerSecond != 2.5 {
+		t.Fatalf("created trunk %+v, %v", tr.CallsPerSecond, err)
+	}
+	wantContains(t, b.get("/trunks/"+id), `name="callsPerSecond"`, `value="2.5"`)
+	wantStatus(t, b.post("/trunks/"+id, with("")), http.StatusSeeOther)
+	if tr, _ = e.svc.SIPTrunks.Get(ctx, u.OrgID, id); tr.CallsPerSecond != nil {
+		t.Fatalf("a blank input kept %v", *tr.CallsPerSecond)
+	}
+}
