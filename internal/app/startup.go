@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -27,10 +28,11 @@ func logConfiguration(log *slog.Logger, c Config, a *App, httpAddr string) {
 		"public_url", publicURLOf(c, httpAddr),
 		"dashboard", dashboardURL(c, httpAddr),
 		"secret_key", secretKeySource(c),
+		"recordings", recordingsWhere(c),
 		"dialer", c.Dialer,
 	}
 	if a.UA != nil {
-		sip := []any{"listen", a.UA.Addr(), "public_host", a.UA.PublicHost(), "rtp_ports", c.RTPPorts}
+		sip := []any{"listen", a.UA.Addr(), "public_host", a.UA.PublicHost(), "rtp_ports", c.RTPPorts, "trunk_cps", trunkCPS(c)}
 		if c.SIPInviteExempt != "" {
 			sip = append(sip, "invite_exempt", c.SIPInviteExempt)
 		}
@@ -85,6 +87,23 @@ func databaseAttrs(c Config) []any {
 		return []any{"engine", "sqlite", "file", sqlitePath(c)}
 	}
 	return []any{"engine", "postgres", "url", redactURL(c.DatabaseURL)}
+}
+
+// trunkCPS is --sip-trunk-cps as the start-up line says it.
+func trunkCPS(c Config) string {
+	if c.SIPTrunkCPS == 0 {
+		return "unlimited unless a trunk sets callsPerSecond"
+	}
+	return strconv.FormatFloat(c.SIPTrunkCPS, 'f', -1, 64) + " a trunk unless it sets callsPerSecond"
+}
+
+// recordingsWhere is where recordings are kept: the object store (its URL
+// names no secret) or the data dir.
+func recordingsWhere(c Config) string {
+	if c.RecordingsURL != "" {
+		return redactURL(c.RecordingsURL)
+	}
+	return filepath.Join(c.DataDir, "recordings")
 }
 
 func publicURLOf(c Config, httpAddr string) string {

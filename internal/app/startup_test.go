@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -41,7 +42,7 @@ func TestStartupLogsTheConfiguration(t *testing.T) {
 		"--llm-base-url", "https://user:url-password@llm.example/v1?token=url-token", "--llm-api-key", "llm-secret", "--llm-model", "llama3.2",
 		"--stt", "deepgram", "--deepgram-api-key", "dg-secret", "--tts", "elevenlabs", "--elevenlabs-api-key", "el-secret",
 		"--sip-trunk-host", "pbx.example", "--sip-trunk-password", "trunk-secret", "--secret-key", strings.Repeat("ab", 32),
-		"--otel-endpoint", "http://127.0.0.1:4318", "--rtp-ports", "31400-31500")
+		"--otel-endpoint", "http://127.0.0.1:4318", "--rtp-ports", "31400-31500", "--sip-trunk-cps", "2.5")
 	for _, s := range secrets {
 		if strings.Contains(logs, s) {
 			t.Errorf("the log shows the secret %q:\n%s", s, logs)
@@ -60,6 +61,8 @@ func TestStartupLogsTheConfiguration(t *testing.T) {
 		{"dialer", rec["dialer"], "sip"},
 		{"sip.public_host", sip["public_host"], "127.0.0.1"},
 		{"sip.rtp_ports", sip["rtp_ports"], "31400-31500"},
+		{"sip.trunk_cps", sip["trunk_cps"], "2.5 a trunk unless it sets callsPerSecond"},
+		{"recordings", strings.HasSuffix(fmt.Sprint(rec["recordings"]), "/recordings"), true},
 		{"sip.default_trunk", sip["default_trunk"], "pbx.example:5060/udp"},
 		{"sip.default_trunk_password", sip["default_trunk_password"], "set"},
 		{"llm.base_url", llm["base_url"], "https://llm.example/v1"},
