@@ -29,7 +29,10 @@ func TestCallPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := storeCall(t, e, a, model.CallCompleted, "+14155550123", finished)
+	done := storeCall(t, e, a, model.CallCompleted, "+14155550123", finished, func(c *model.Call) {
+		link := e.svc.Recordings.URL(c.ID, time.Now()) // a call with a recording has its link
+		c.RecordingURL = &link
+	})
 	recordTone(t, e, done, 3)
 	storeCall(t, e, a, model.CallInProgress, "+14155550177", func(c *model.Call) {
 		started := c.CreatedAt
