@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -52,7 +53,17 @@ func TestRecordingsInTheObjectStore(t *testing.T) {
 	}
 	eventually(t, "the loopback call connects", func() bool { return status(a, id) == "IN_PROGRESS" })
 	local := filepath.Join(dirA, "recordings")
-	eventually(t, "the recording starts on a's disk", func() bool { return len(files(t, local)) == 2 }) // both legs
+	// Both legs' recordings, each with some audio on disk (8,000 bytes: a
+	// quarter second of 8 kHz stereo), so the download below has a body.
+	eventually(t, "the recordings fill on a's disk", func() bool {
+		m := files(t, local)
+		for _, f := range m {
+			if st, err := os.Stat(f); err != nil || st.Size() < 8000 {
+				return false
+			}
+		}
+		return len(m) == 2
+	})
 
 	store.Stop()
 	ended := a.must(key, 200, "POST", "/v1/calls/"+id+"/cancel", nil)["data"].(map[string]any)
