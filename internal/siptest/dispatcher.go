@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"text/template"
 	"time"
 )
 
@@ -59,16 +58,7 @@ func (k *Kamailio) writeDispatcherConfig(o DispatcherOptions) error {
 	if err := os.WriteFile(list, []byte(b.String()), 0o644); err != nil {
 		return err
 	}
-	tpl, err := template.New("dispatcher.cfg").Parse(dispatcherConfig)
-	if err != nil {
-		return err
-	}
-	f, err := os.Create(filepath.Join(k.dir, "kamailio.cfg"))
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return tpl.Execute(f, map[string]any{
+	return k.writeTemplate(dispatcherConfig, map[string]any{
 		"Port": k.port, "ModulePath": kamailioModules, "ListFile": list,
 		"PingInterval": max(1, int(o.PingInterval/time.Second)), "FailoverMs": o.Failover.Milliseconds(),
 	})

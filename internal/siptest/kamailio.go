@@ -100,7 +100,15 @@ func (k *Kamailio) startOnFreePort(write func() error) {
 }
 
 func (k *Kamailio) writeConfig(o KamailioOptions) error {
-	tpl, err := template.New("kamailio.cfg").Parse(kamailioConfig)
+	return k.writeTemplate(kamailioConfig, map[string]any{
+		"Port": k.port, "Password": o.Password, "MaxExpires": o.MaxExpires, "ModulePath": kamailioModules,
+	})
+}
+
+// writeTemplate writes the configuration text, a template filled with
+// data, as the kamailio.cfg of k's directory.
+func (k *Kamailio) writeTemplate(text string, data map[string]any) error {
+	tpl, err := template.New("kamailio.cfg").Parse(text)
 	if err != nil {
 		return err
 	}
@@ -108,10 +116,11 @@ func (k *Kamailio) writeConfig(o KamailioOptions) error {
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	return tpl.Execute(f, map[string]any{
-		"Port": k.port, "Password": o.Password, "MaxExpires": o.MaxExpires, "ModulePath": kamailioModules,
-	})
+	if err := tpl.Execute(f, data); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // Addr is the "127.0.0.1:port" Kamailio listens on (UDP and TCP).
