@@ -1,7 +1,9 @@
 package postgres_test
 
 import (
+	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/hex"
 	"net/url"
 	"os"
@@ -329,23 +331,7 @@ func TestDueRecipientsPlan(t *testing.T) {
 		if _, err := s.DB().ExecContext(t.Context(), "ANALYZE campaign_recipients"); err != nil {
 			t.Fatal(err)
 		}
-		rows, err := s.DB().QueryContext(t.Context(), "EXPLAIN "+query, args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		var lines []string
-		for rows.Next() {
-			var line string
-			if err := rows.Scan(&line); err != nil {
-				t.Fatal(err)
-			}
-			lines = append(lines, line)
-		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
-		return strings.Join(lines, "\n")
+		return explain(t, s.DB(), query, args...)
 	})
 	if !strings.Contains(plan, "Index Scan using campaign_recipients_due") ||
 		strings.Contains(plan, "Sort") || strings.Contains(plan, "Seq Scan") || strings.Contains(plan, "Bitmap") {
@@ -371,7 +357,20 @@ func TestEndedCallsPlan(t *testing.T) {
 	if _, err := tx.ExecContext(t.Context(), "SET LOCAL enable_seqscan = off"); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := tx.QueryContext(t.Context(), "EXPLAIN "+query, model.NewID(), time.Now(), time.Unix(0, 0), model.NewID(), 200)
+	plan := explain(t, tx, query, model.NewID(), time.Now(), time.Unix(0, 0), model.NewID(), 200)
+	if !strings.Contains(plan, "using calls_org_ended_asc") || !strings.Contains(plan, "ROW(ended_at, id) >") ||
+		strings.Contains(plan, "Sort") || strings.Contains(plan, "Filter") {
+		t.Fatalf("the ended calls after a cursor are not one ordered range of calls_org_ended_asc:\n%s", plan)
+	}
+}
+
+// explain is PostgreSQL's plan of query with args, a node a line, read
+// through q (the pool, or a transaction with its own settings).
+func explain(t *testing.T, q interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}, query string, args ...any) string {
+	t.Helper()
+	rows, err := q.QueryContext(t.Context(), "EXPLAIN "+query, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -384,9 +383,8 @@ func TestEndedCallsPlan(t *testing.T) {
 		}
 		lines = append(lines, line)
 	}
-	plan := strings.Join(lines, "\n")
-	if !strings.Contains(plan, "using calls_org_ended_asc") || !strings.Contains(plan, "ROW(ended_at, id) >") ||
-		strings.Contains(plan, "Sort") || strings.Contains(plan, "Filter") {
-		t.Fatalf("the ended calls after a cursor are not one ordered range of calls_org_ended_asc:\n%s", plan)
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
 	}
+	return strings.Join(lines, "\n")
 }

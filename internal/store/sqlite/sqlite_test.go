@@ -355,24 +355,7 @@ func TestDueRecipientsPlan(t *testing.T) {
 	s := open(t)
 	// Without statistics the plan does not depend on the rows: a few do.
 	plan := storetest.DueRecipientsPlan(t, s, 500, sqlstore.DueRecipientsQuery(), func(query string, args ...any) string {
-		rows, err := s.DB().QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+query, args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		var lines []string
-		for rows.Next() {
-			var id, parent, unused int
-			var detail string
-			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-				t.Fatal(err)
-			}
-			lines = append(lines, detail)
-		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
-		return strings.Join(lines, "\n")
+		return explain(t, s, query, args...)
 	})
 	if !strings.Contains(plan, "USING INDEX campaign_recipients_due (org_id=? AND campaign_id=? AND next_attempt_at<?)") ||
 		strings.Contains(plan, "TEMP B-TREE") {
@@ -384,8 +367,18 @@ func TestDueRecipientsPlan(t *testing.T) {
 // in order: its cost is the batch, not the calls swept before it.
 func TestEndedCallsPlan(t *testing.T) {
 	s := open(t)
-	args := []any{model.NewID(), sqlstore.FormatTime(time.Now()), sqlstore.FormatTime(time.Unix(0, 0)), model.NewID(), 200}
-	rows, err := s.DB().QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+sqlstore.EndedCallsQuery("sqlite"), args...)
+	plan := explain(t, s, sqlstore.EndedCallsQuery("sqlite"),
+		model.NewID(), sqlstore.FormatTime(time.Now()), sqlstore.FormatTime(time.Unix(0, 0)), model.NewID(), 200)
+	if !strings.Contains(plan, "calls_org_ended_asc (org_id=? AND <expr>=? AND (ended_at,id)>(?,?) AND ended_at<?)") ||
+		strings.Contains(plan, "TEMP B-TREE") {
+		t.Fatalf("the ended calls after a cursor are not one ordered range of calls_org_ended_asc:\n%s", plan)
+	}
+}
+
+// explain is SQLite's plan of query with args, a step a line.
+func explain(t *testing.T, s *sqlstore.Store, query string, args ...any) string {
+	t.Helper()
+	rows, err := s.DB().QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+query, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -399,9 +392,8 @@ func TestEndedCallsPlan(t *testing.T) {
 		}
 		lines = append(lines, detail)
 	}
-	plan := strings.Join(lines, "\n")
-	if !strings.Contains(plan, "calls_org_ended_asc (org_id=? AND <expr>=? AND (ended_at,id)>(?,?) AND ended_at<?)") ||
-		strings.Contains(plan, "TEMP B-TREE") {
-		t.Fatalf("the ended calls after a cursor are not one ordered range of calls_org_ended_asc:\n%s", plan)
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
 	}
+	return strings.Join(lines, "\n")
 }
